@@ -1,0 +1,55 @@
+// Small HTTP helpers with a deadline on every call.
+
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    readonly body: string,
+  ) {
+    super(`HTTP ${status} from ${url}: ${body.slice(0, 500)}`);
+  }
+}
+
+export interface FetchJsonOptions {
+  method?: string;
+  body?: unknown;
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+/** JSON request/response with a deadline; non-2xx answers throw HttpError. */
+export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const res = await fetch(url, {
+    method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new HttpError(res.status, url, text);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Polls `url` until it answers 2xx or the deadline passes. */
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms (last: ${last})`);
+}

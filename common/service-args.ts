@@ -1,0 +1,66 @@
+// The flags every service command shares: --host, --port, --data, with environment-variable equivalents.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+
+export interface ServiceArgSpec {
+  /** Shown in errors and in the "listening on" line. */
+  name: string;
+  /** Environment prefix: STORE → STORE_HOST, STORE_PORT, STORE_DATA. */
+  envPrefix: string;
+  defaultPort: number;
+  defaultDataDir: string;
+  /** Extra string flags of this service, e.g. { store: 'AGL_STORE_URL' } (flag name → env name). */
+  extra?: Record<string, string>;
+}
+
+export interface ServiceArgs {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Values of the extra flags (flag, else env, else undefined). */
+  values: Record<string, string | undefined>;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function parseServiceArgs(argv: string[], spec: ServiceArgSpec, env: NodeJS.ProcessEnv = process.env): ServiceArgs {
+  const options: Record<string, { type: 'string' }> = { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' } };
+  for (const flag of Object.keys(spec.extra ?? {})) options[flag] = { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
+  } catch (err) {
+    throw new UsageError(`${spec.name}: ${(err as Error).message}`);
+  }
+  const v = parsed.values as Record<string, string | undefined>;
+  const host = v.host ?? env[`${spec.envPrefix}_HOST`] ?? '127.0.0.1';
+  const portText = v.port ?? env[`${spec.envPrefix}_PORT`] ?? String(spec.defaultPort);
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`${spec.name}: --port must be an integer from 0 to 65535, got ${JSON.stringify(portText)}`);
+  }
+  const dataDir = path.resolve(v.data ?? env[`${spec.envPrefix}_DATA`] ?? spec.defaultDataDir);
+  const values: Record<string, string | undefined> = {};
+  for (const [flag, envName] of Object.entries(spec.extra ?? {})) values[flag] = v[flag] ?? env[envName];
+  return { host, port, dataDir, values };
+}
+
+/** The one line every service prints when it is ready; tests and the launcher wait for it. */
+export function announceListening(name: string, host: string, port: number): void {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  process.stdout.write(`${name} listening on http://${shown}:${port}\n`);
+}
+
+/** Runs a service's main, turning a UsageError into exit code 2 with its message. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
