@@ -85,3 +85,5 @@ export interface Engine {
 export class UserError extends Error {
   override readonly name = 'UserError';
 }
+
+export { createEngine } from './model';
