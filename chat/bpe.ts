@@ -1,0 +1,180 @@
+// Byte-level BPE tokenizer read from a Hugging Face tokenizer.json (Qwen2/3, Llama 3). Encoding follows
+// the `tokenizers` pipeline with add_special_tokens=False: split out added tokens, normalize (NFC if the
+// file says so), pre-tokenize with the file's split regex, map bytes to the GPT-2 alphabet, apply merges.
+// Decoding joins the raw bytes of every token, so it is byte-exact.
+import { readFileSync } from 'node:fs';
+import { byteToChar, charToByte } from './bytes-unicode';
+import type { Tokenizer } from './types';
+
+interface TokenizerJson {
+  added_tokens: { id: number; content: string }[];
+  normalizer: { type: string } | null;
+  pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
+  model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
+}
+
+export interface BpeOptions {
+  name: string;
+  bosToken: string | null;
+  eosToken: string | null;
+}
+
+const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
+const JS_CONTRACTIONS = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
+
+/** The split regex of the pre-tokenizer, rewritten for JavaScript (no scoped `(?i:` groups in Node 20). */
+export function splitRegexOf(json: TokenizerJson): RegExp {
+  const pre = json.pre_tokenizer;
+  const split = pre?.type === 'Sequence' ? pre.pretokenizers?.find((p) => p.type === 'Split') : undefined;
+  const source = split?.pattern?.Regex;
+  if (!source) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
+  return new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu');
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export class BpeTokenizer implements Tokenizer {
+  readonly name: string;
+  readonly bosToken: string | null;
+  readonly eosToken: string | null;
+  private readonly vocab = new Map<string, number>();
+  private readonly idToBytes: Uint8Array[] = [];
+  private readonly ranks = new Map<string, number>();
+  private readonly added = new Map<string, number>();
+  private readonly addedRegex: RegExp | null;
+  private readonly splitRegex: RegExp;
+  private readonly nfc: boolean;
+  private readonly ignoreMerges: boolean;
+  private readonly cache = new Map<string, number[]>();
+
+  constructor(json: TokenizerJson, opts: BpeOptions) {
+    if (json.model.type !== 'BPE') throw new Error(`tokenizer.json: model type ${json.model.type} is not BPE`);
+    this.name = opts.name;
+    this.bosToken = opts.bosToken;
+    this.eosToken = opts.eosToken;
+    for (const [tok, id] of Object.entries(json.model.vocab)) {
+      this.vocab.set(tok, id);
+      const bytes = new Uint8Array(tok.length);
+      for (let i = 0; i < tok.length; i++) {
+        const b = charToByte.get(tok[i]);
+        if (b === undefined) throw new Error(`tokenizer.json: token ${JSON.stringify(tok)} is not byte-level`);
+        bytes[i] = b;
+      }
+      this.idToBytes[id] = bytes;
+    }
+    json.model.merges.forEach((m, rank) => {
+      const [a, b] = typeof m === 'string' ? (m.split(' ') as [string, string]) : m;
+      this.ranks.set(a + ' ' + b, rank);
+    });
+    for (const t of json.added_tokens) {
+      this.added.set(t.content, t.id);
+      this.idToBytes[t.id] = new Uint8Array(Buffer.from(t.content, 'utf8'));
+    }
+    const alternatives = [...this.added.keys()].sort((x, y) => y.length - x.length).map(escapeRegex);
+    this.addedRegex = alternatives.length ? new RegExp(alternatives.join('|'), 'g') : null;
+    this.splitRegex = splitRegexOf(json);
+    this.nfc = json.normalizer?.type === 'NFC';
+    this.ignoreMerges = json.model.ignore_merges === true;
+  }
+
+  static fromFile(path: string, opts: BpeOptions): BpeTokenizer {
+    return new BpeTokenizer(JSON.parse(readFileSync(path, 'utf8')) as TokenizerJson, opts);
+  }
+
+  encode(text: string): number[] {
+    const out: number[] = [];
+    let last = 0;
+    if (this.addedRegex) {
+      this.addedRegex.lastIndex = 0;
+      for (let m = this.addedRegex.exec(text); m; m = this.addedRegex.exec(text)) {
+        if (m.index > last) this.encodeOrdinary(text.slice(last, m.index), out);
+        out.push(this.added.get(m[0])!);
+        last = m.index + m[0].length;
+      }
+    }
+    if (last < text.length) this.encodeOrdinary(text.slice(last), out);
+    return out;
+  }
+
+  decode(ids: readonly number[]): string {
+    return Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
+  }
+
+  tokenBytes(id: number): Uint8Array {
+    const b = this.idToBytes[id];
+    if (b === undefined) throw new RangeError(`token id ${id} is not in the vocabulary of ${this.name}`);
+    return b;
+  }
+
+  tokenId(text: string): number | undefined {
+    const added = this.added.get(text);
+    if (added !== undefined) return added;
+    const ids = this.encode(text);
+    return ids.length === 1 ? ids[0] : undefined;
+  }
+
+  private encodeOrdinary(segment: string, out: number[]): void {
+    const text = this.nfc ? segment.normalize('NFC') : segment;
+    const re = this.splitRegex;
+    re.lastIndex = 0;
+    let last = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      if (m.index > last) this.encodeWord(text.slice(last, m.index), out);
+      this.encodeWord(m[0], out);
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) this.encodeWord(text.slice(last), out);
+  }
+
+  private encodeWord(word: string, out: number[]): void {
+    let ids = this.cache.get(word);
+    if (!ids) {
+      ids = this.bpe(word);
+      if (this.cache.size > 100_000) this.cache.clear();
+      this.cache.set(word, ids);
+    }
+    for (const id of ids) out.push(id);
+  }
+
+  private bpe(word: string): number[] {
+    let mapped = '';
+    for (const b of Buffer.from(word, 'utf8')) mapped += byteToChar[b];
+    if (this.ignoreMerges) {
+      const whole = this.vocab.get(mapped);
+      if (whole !== undefined) return [whole];
+    }
+    let symbols = Array.from(mapped);
+    while (symbols.length > 1) {
+      let best = Infinity;
+      let pair = '';
+      for (let i = 0; i < symbols.length - 1; i++) {
+        const key = symbols[i] + ' ' + symbols[i + 1];
+        const r = this.ranks.get(key);
+        if (r !== undefined && r < best) {
+          best = r;
+          pair = key;
+        }
+      }
+      if (best === Infinity) break;
+      const next: string[] = [];
+      for (let i = 0; i < symbols.length; i++) {
+        if (i < symbols.length - 1 && symbols[i] + ' ' + symbols[i + 1] === pair) {
+          next.push(symbols[i] + symbols[i + 1]);
+          i++;
+        } else next.push(symbols[i]);
+      }
+      symbols = next;
+    }
+    return symbols.map((s) => {
+      const id = this.vocab.get(s);
+      if (id === undefined) throw new Error(`${this.name}: no token for ${JSON.stringify(s)}`);
+      return id;
+    });
+  }
+}

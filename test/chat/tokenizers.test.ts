@@ -1,0 +1,30 @@
+// The BPE tokenizers against ids from the Hugging Face `tokenizers` package (fixtures/make_corpus.py).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { getTokenizer, tokenizerFamily } from '../../chat';
+
+const corpus = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'corpus-ids.json'), 'utf8')) as Record<string, unknown> & {
+  texts: string[];
+};
+
+for (const [family, model] of [['qwen3', 'Qwen/Qwen3-8B'], ['llama3', 'meta-llama/Llama-3.1-8B-Instruct']] as const) {
+  test(`${family}: encode matches HF tokenizers on ${corpus.texts.length} texts; decode matches HF decode`, () => {
+    const tok = getTokenizer(model);
+    const want = corpus[family] as number[][];
+    const decoded = corpus[`${family}_decoded`] as string[];
+    corpus.texts.forEach((text, i) => {
+      assert.deepEqual(tok.encode(text), want[i], `text ${i}: ${JSON.stringify(text)}`);
+      assert.equal(tok.decode(want[i]), decoded[i], `decode ${i}`);
+    });
+  });
+}
+
+test('tokenizer chosen by model name', () => {
+  assert.equal(tokenizerFamily('Qwen/Qwen3-4B-Instruct-2507'), 'qwen3');
+  assert.equal(tokenizerFamily('Qwen/Qwen3-8B:peft:1'), 'qwen3');
+  assert.equal(tokenizerFamily('meta-llama/Llama-3.2-1B'), 'llama3');
+  assert.equal(tokenizerFamily('local/tiny-hello'), 'bytes');
+  assert.deepEqual(getTokenizer('local/tiny-hello').encode('<|bos|>hi'), [256, 104, 105]);
+});
