@@ -1,0 +1,34 @@
+// Reading and validating a run config file: every problem reported at once, each with its field path.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, describeIssues } from './errors';
+import { RunConfigSchema, type RunConfig } from './run-config';
+
+/** Validates a parsed config object; `source` names it in errors. Relative file paths resolve against `baseDir`. */
+export function validateRunConfig(raw: unknown, source = 'config', baseDir = process.cwd()): RunConfig {
+  const parsed = RunConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues));
+  const cfg = parsed.data;
+  const problems: string[] = [];
+  for (const key of ['trainFile', 'valFile'] as const) {
+    const file = cfg.datasetBuilder[key];
+    if (file === null) continue;
+    const resolved = path.resolve(baseDir, file);
+    if (!existsSync(resolved)) problems.push(`datasetBuilder.${key}: file not found: ${resolved}`);
+    else if (!/\.(jsonl|csv)$/.test(resolved)) problems.push(`datasetBuilder.${key}: unsupported file type (use .jsonl or .csv): ${resolved}`);
+    cfg.datasetBuilder[key] = resolved;
+  }
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  return cfg;
+}
+
+export function loadRunConfigFile(file: string): RunConfig {
+  if (!existsSync(file)) throw new ConfigError(file, ['file not found']);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`]);
+  }
+  return validateRunConfig(raw, file, path.dirname(path.resolve(file)));
+}

@@ -1,0 +1,112 @@
+// The run configuration: every field of the seed's `Config` (agl_tinker_train.py) in camelCase with the seed's
+// defaults, its `AGLDatasetBuilder` as `datasetBuilder`, and the few knobs a durable run adds (marked "ours").
+// Unknown keys are errors, so a typo never falls back to a default silently.
+import os from 'node:os';
+import { z } from 'zod';
+
+const expandHome = (p: string) => (p === '~' ? os.homedir() : p.startsWith('~/') ? os.homedir() + p.slice(1) : p);
+
+const probability = z.number().min(0).max(1);
+
+export const DatasetBuilderSchema = z.strictObject({
+  /** Tasks per batch (P groups per batch). */
+  batchSize: z.number().int().min(1),
+  nEpochs: z.number().int().min(1).default(1),
+  /** .jsonl or .csv; read relative to the working directory of the process that validates the config. */
+  trainFile: z.string().min(1).nullable().default(null),
+  valFile: z.string().min(1).nullable().default(null),
+  /** Inline tasks; any JSON values. */
+  trainDataset: z.array(z.unknown()).nullable().default(null),
+  valDataset: z.array(z.unknown()).nullable().default(null),
+  /** Fraction kept for training when no validation set is given. */
+  trainValSplit: probability.default(0.7),
+  shuffle: z.boolean().default(true),
+  /** Rollouts per task (G). */
+  groupSize: z.number().int().min(1).default(4),
+  seed: z.number().int().min(0).default(42),
+});
+
+export const RunConfigSchema = z
+  .strictObject({
+    learningRate: z.number().positive(),
+    datasetBuilder: DatasetBuilderSchema,
+    modelName: z.string().min(1),
+    rendererName: z.string().min(1),
+    computePostKl: z.boolean().default(false),
+    loraRank: z.number().int().min(1).default(32),
+    llmProxyPort: z.number().int().min(1).max(65535).default(12306),
+    klPenaltyCoef: z.number().min(0).default(0),
+    klDiscountFactor: probability.default(0),
+    maxTokens: z.number().int().min(1).default(2048),
+    trainTemperature: z.number().min(0).max(2).default(1),
+    evalTemperature: z.number().min(0).max(2).default(1),
+    topK: z.number().int().min(-1).default(-1),
+    topP: z.number().gt(0).max(1).default(1),
+    storeAddress: z.url().default('http://localhost:4747'),
+    adapterFromLlmProxy: z.boolean().default(false),
+    adapterAgentMatch: z.string().min(1).nullable().default(null),
+    llmProxyRetryAttempts: z.number().int().min(0).default(0),
+    concurrency: z.number().int().min(1).default(16),
+    lossFn: z.enum(['importance_sampling', 'ppo']).default('importance_sampling'),
+    numSubsteps: z.number().int().min(1).default(1),
+    /** Accepted for compatibility with the seed's configs; this project logs to metrics.jsonl only. */
+    wandbProject: z.string().nullable().default(null),
+    wandbName: z.string().nullable().default(null),
+    logPath: z.string().min(1).transform(expandHome),
+    /** The Tinker service; null = the hosted service. */
+    baseUrl: z.url().nullable().default(null),
+    enableTrace: z.boolean().default(false),
+    removeConstantRewardGroups: z.boolean().default(false),
+    evalEvery: z.number().int().min(0).default(20),
+    saveEvery: z.number().int().min(0).default(20),
+    loadCheckpointPath: z.string().min(1).nullable().default(null),
+
+    // ours
+    /** Names the run (workflow id `agl-run-<runName>`); defaults to the last part of logPath. */
+    runName: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" and "-" only, at most 100 characters')
+      .nullable()
+      .default(null),
+    /** Where the LLM proxy listens; null = http://127.0.0.1:<llmProxyPort>. */
+    proxyUrl: z.url().nullable().default(null),
+    /** A rollout still unfinished after this many seconds is timed out by the store (null = never). */
+    rolloutTimeoutSeconds: z.number().positive().nullable().default(600),
+    /** Attempts per rollout before it counts as failed (the seed's store default is 1). */
+    rolloutMaxAttempts: z.number().int().min(1).default(1),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['adapterAgentMatch'],
+        message: 'adapterAgentMatch is not supported when adapterFromLlmProxy is true',
+      });
+    }
+    const d = cfg.datasetBuilder;
+    if (d.trainFile === null && d.trainDataset === null) {
+      ctx.addIssue({ code: 'custom', path: ['datasetBuilder', 'trainFile'], message: 'give trainFile or trainDataset' });
+    }
+    if (d.trainFile !== null && d.trainDataset !== null) {
+      ctx.addIssue({ code: 'custom', path: ['datasetBuilder', 'trainDataset'], message: 'give trainFile or trainDataset, not both' });
+    }
+    if (d.valFile !== null && d.valDataset !== null) {
+      ctx.addIssue({ code: 'custom', path: ['datasetBuilder', 'valDataset'], message: 'give valFile or valDataset, not both' });
+    }
+  });
+
+/** What a user writes (defaults optional). */
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+/** What the run uses (defaults applied, logPath expanded). */
+export type RunConfig = z.output<typeof RunConfigSchema>;
+export type DatasetBuilderConfig = RunConfig['datasetBuilder'];
+
+export function runNameOf(cfg: RunConfig): string {
+  if (cfg.runName) return cfg.runName;
+  const base = cfg.logPath.replace(/\/+$/, '').split('/').pop() ?? 'run';
+  return base.replace(/[^A-Za-z0-9._-]/g, '-') || 'run';
+}
+
+export function proxyUrlOf(cfg: RunConfig): string {
+  return cfg.proxyUrl ?? `http://127.0.0.1:${cfg.llmProxyPort}`;
+}

@@ -1,0 +1,2 @@
+// Every workflow the worker registers. Workflow code is deterministic and imports activity types only.
+export { healthCheck } from './health-check';
