@@ -1,0 +1,96 @@
+// Opens the store's SQLite database and creates its tables.
+// Durability: WAL journal. synchronous=FULL fsyncs the WAL on every commit, so an acknowledged write survives
+// kill -9 and power loss; NORMAL still survives kill -9 of the server (the WAL is written before a commit returns,
+// and the OS keeps it) but may lose the last commits on power loss.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type SyncMode = 'full' | 'normal';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS rollouts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  rollout_id TEXT NOT NULL UNIQUE,
+  input TEXT NOT NULL,
+  start_time REAL NOT NULL,
+  end_time REAL,
+  mode TEXT,
+  resources_id TEXT,
+  status TEXT NOT NULL,
+  config TEXT NOT NULL,
+  metadata TEXT,
+  idempotency_key TEXT UNIQUE,
+  span_counter INTEGER NOT NULL DEFAULT 0,
+  attempt_count INTEGER NOT NULL DEFAULT 0,
+  latest_attempt_id TEXT
+);
+CREATE INDEX IF NOT EXISTS rollouts_by_status ON rollouts(status);
+CREATE TABLE IF NOT EXISTS rollout_queue (
+  pos INTEGER PRIMARY KEY AUTOINCREMENT,
+  rollout_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rollout_queue_by_id ON rollout_queue(rollout_id);
+CREATE TABLE IF NOT EXISTS attempts (
+  rollout_id TEXT NOT NULL,
+  attempt_id TEXT NOT NULL,
+  sequence_id INTEGER NOT NULL,
+  start_time REAL NOT NULL,
+  end_time REAL,
+  status TEXT NOT NULL,
+  worker_id TEXT,
+  last_heartbeat_time REAL,
+  metadata TEXT,
+  PRIMARY KEY (rollout_id, attempt_id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS attempts_by_sequence ON attempts(rollout_id, sequence_id);
+CREATE TABLE IF NOT EXISTS spans (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  rollout_id TEXT NOT NULL,
+  attempt_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  sequence_id INTEGER NOT NULL,
+  trace_id TEXT NOT NULL,
+  parent_id TEXT,
+  name TEXT NOT NULL,
+  start_time REAL,
+  end_time REAL,
+  body TEXT NOT NULL,
+  UNIQUE (rollout_id, attempt_id, span_id)
+);
+CREATE INDEX IF NOT EXISTS spans_by_rollout ON spans(rollout_id, attempt_id, sequence_id);
+CREATE TABLE IF NOT EXISTS resources (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  resources_id TEXT NOT NULL UNIQUE,
+  create_time REAL NOT NULL,
+  update_time REAL NOT NULL,
+  version INTEGER NOT NULL,
+  resources TEXT NOT NULL,
+  touched INTEGER NOT NULL,
+  idempotency_key TEXT UNIQUE
+);
+CREATE INDEX IF NOT EXISTS resources_by_touched ON resources(touched);
+CREATE TABLE IF NOT EXISTS workers (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  worker_id TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL,
+  heartbeat_stats TEXT,
+  last_heartbeat_time REAL,
+  last_dequeue_time REAL,
+  last_busy_time REAL,
+  last_idle_time REAL,
+  current_rollout_id TEXT,
+  current_attempt_id TEXT
+);
+`;
+
+export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = OFF');
+  db.exec(SCHEMA);
+  return db;
+}

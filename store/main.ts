@@ -1,0 +1,29 @@
+// `npm run store`: the LightningStore server standalone. Flags/env: --host (STORE_HOST), --port (STORE_PORT,
+// default 4747, 0 = pick a free one), --data DIR (STORE_DATA, default .data/store; the database is DIR/store.sqlite),
+// --sync full|normal (STORE_SYNC). AGL_STORE_TOKEN, when set, is the bearer token every request must carry.
+import path from 'node:path';
+import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import { startStoreServer } from './server';
+
+runMain(async () => {
+  const args = parseServiceArgs(process.argv.slice(2), {
+    name: 'store',
+    envPrefix: 'STORE',
+    defaultPort: 4747,
+    defaultDataDir: '.data/store',
+    extra: { sync: 'STORE_SYNC' },
+  });
+  const sync = args.values.sync ?? 'full';
+  if (sync !== 'full' && sync !== 'normal') throw new UsageError(`store: --sync must be full or normal, got ${sync}`);
+  const server = await startStoreServer({
+    dbPath: path.join(args.dataDir, 'store.sqlite'),
+    host: args.host,
+    port: args.port,
+    token: process.env.AGL_STORE_TOKEN || undefined,
+    sync,
+  });
+  announceListening('store', args.host, server.port);
+  const shutdown = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+});

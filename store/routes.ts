@@ -1,0 +1,194 @@
+// The JSON API of §4.3 as a route table: each route validates its input and calls the store.
+// Literal segments come before `{id}` segments where they overlap (rollouts/search before rollouts/{id}, …).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import { BadRequestError, ValidationError } from './errors';
+import type { LightningStore } from './lightning-store';
+import * as S from './schemas';
+import type {
+  EnqueueRolloutRequest, JsonObject, NamedResources, Pagination, QueryResourcesRequest, QueryRolloutsRequest, QuerySpansRequest,
+  QueryWorkersRequest, Span, UpdateAttemptRequest, UpdateRolloutRequest,
+} from './types';
+import { REWARD_VALUE_ATTR } from './types';
+
+export interface RouteContext {
+  params: Record<string, string>;
+  body: unknown;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+}
+export interface RouteResult {
+  status: number;
+  json: unknown;
+}
+export interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  keys: string[];
+  handle: (ctx: RouteContext) => RouteResult;
+}
+
+export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => ({
+    loc: ['body', ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    msg: i.message,
+    type: i.code,
+  }));
+  const summary = issues.map((i) => `${i.loc.slice(1).join('.') || 'body'}: ${i.msg}`).join('; ');
+  throw new ValidationError(`Invalid request body: ${summary}`, issues);
+}
+
+/** Header `Idempotency-Key` (one rollout) or `metadata.idempotency_key` (per rollout) keys an enqueue. */
+export function idempotencyKeys(reqs: EnqueueRolloutRequest[], header: string | undefined): (string | null)[] {
+  return reqs.map((req, i) => {
+    const fromMetadata = req.metadata?.['idempotency_key'];
+    if (typeof fromMetadata === 'string' && fromMetadata !== '') return fromMetadata;
+    if (!header) return null;
+    return reqs.length === 1 ? header : `${header}#${i}`;
+  });
+}
+
+const ok = (json: unknown): RouteResult => ({ status: 200, json });
+const created = (json: unknown): RouteResult => ({ status: 201, json });
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Query-string parameters of the GET list endpoints → the same objects the POST search endpoints take. */
+function queryToObject(q: URLSearchParams, lists: string[], ints: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(q.keys())) {
+    if (lists.includes(key)) out[key] = q.getAll(key);
+    else if (ints.includes(key)) {
+      const n = Number(q.get(key));
+      if (!Number.isInteger(n)) throw new BadRequestError(`Invalid ${key}: ${q.get(key)}, must be an integer`);
+      out[key] = n;
+    } else out[key] = q.get(key);
+  }
+  return out;
+}
+
+/** A Span body with the optional parts filled in, so stored spans always carry every key Python requires. */
+export function normalizeSpan(span: z.infer<typeof S.SpanSchema>): Span {
+  return {
+    ...span,
+    status: span.status ?? { status_code: 'UNSET', description: null },
+    attributes: span.attributes ?? {},
+    events: span.events ?? [],
+    links: span.links ?? [],
+    resource: { attributes: span.resource?.attributes ?? {}, schema_url: span.resource?.schema_url ?? '' },
+  } as Span;
+}
+
+function checkReward(body: unknown): void {
+  const attrs = (body as { attributes?: Record<string, unknown> } | null)?.attributes;
+  if (attrs && REWARD_VALUE_ATTR in attrs) {
+    const v = attrs[REWARD_VALUE_ATTR];
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      const msg = `${REWARD_VALUE_ATTR} must be a finite number`;
+      throw new ValidationError(`Invalid request body: attributes.${REWARD_VALUE_ATTR}: ${msg}`,
+        [{ loc: ['body', 'attributes', REWARD_VALUE_ATTR], msg, type: 'finite_number' }]);
+    }
+  }
+}
+
+export function buildRoutes(store: LightningStore): Route[] {
+  const routes: Route[] = [];
+  const add = (method: Route['method'], path: string, handle: Route['handle']) => {
+    const keys: string[] = [];
+    const pattern = new RegExp('^/v1/agl' + path.replace(/\{(\w+)\}/g, (_m, k: string) => { keys.push(k); return '([^/]+)'; }) + '$');
+    routes.push({ method, pattern, keys, handle });
+  };
+
+  add('GET', '/health', () => ok({ status: 'ok' }));
+
+  add('POST', '/queues/rollouts/enqueue', ({ body, headers }) => {
+    const { rollouts } = validate(S.EnqueueManySchema, body);
+    const reqs = rollouts as EnqueueRolloutRequest[];
+    return created(store.enqueueRollouts(reqs, idempotencyKeys(reqs, headerValue(headers, 'idempotency-key'))));
+  });
+  add('POST', '/queues/rollouts/dequeue', ({ body }) => {
+    const req = validate(S.DequeueSchema, body) ?? {};
+    const limit = req.limit ?? 1;
+    return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null));
+  });
+
+  add('POST', '/rollouts', ({ body, headers }) => {
+    const req = validate(S.StartRolloutSchema, body) as EnqueueRolloutRequest & { worker_id?: string | null };
+    const key = idempotencyKeys([req], headerValue(headers, 'idempotency-key'))[0] ?? null;
+    return created(store.startRollout(req, key));
+  });
+  add('GET', '/rollouts', ({ query }) =>
+    ok(store.queryRollouts(validate(S.QueryRolloutsSchema, queryToObject(query, ['status_in', 'rollout_id_in'], ['limit', 'offset'])) as QueryRolloutsRequest)));
+  add('POST', '/rollouts/search', ({ body }) =>
+    ok(store.queryRollouts(validate(S.QueryRolloutsSchema, body ?? {}) as QueryRolloutsRequest)));
+  add('GET', '/rollouts/{rollout_id}', ({ params }) => ok(store.getRolloutById(params.rollout_id!)));
+  add('POST', '/rollouts/{rollout_id}', ({ params, body }) =>
+    ok(store.updateRollout(params.rollout_id!, validate(S.UpdateRolloutSchema, body ?? {}) as UpdateRolloutRequest)));
+
+  add('POST', '/rollouts/{rollout_id}/attempts', ({ params, body }) => {
+    const req = validate(S.StartAttemptSchema, body) ?? {};
+    return created(store.startAttempt(params.rollout_id!, req.worker_id ?? null));
+  });
+  add('GET', '/rollouts/{rollout_id}/attempts', ({ params, query }) =>
+    ok(store.queryAttempts(params.rollout_id!, (validate(S.QueryAttemptsSchema, queryToObject(query, [], ['limit', 'offset'])) ?? {}) as Pagination)));
+  add('POST', '/rollouts/{rollout_id}/attempts/search', ({ params, body }) =>
+    ok(store.queryAttempts(params.rollout_id!, (validate(S.QueryAttemptsSchema, body) ?? {}) as Pagination)));
+  add('GET', '/rollouts/{rollout_id}/attempts/latest', ({ params }) => ok(store.getLatestAttempt(params.rollout_id!)));
+  add('POST', '/rollouts/{rollout_id}/attempts/{attempt_id}', ({ params, body }) =>
+    ok(store.updateAttempt(params.rollout_id!, params.attempt_id!, validate(S.UpdateAttemptSchema, body ?? {}) as UpdateAttemptRequest)));
+
+  add('GET', '/workers', ({ query }) =>
+    ok(store.queryWorkers(validate(S.QueryWorkersSchema, queryToObject(query, ['status_in'], ['limit', 'offset'])) as QueryWorkersRequest)));
+  add('POST', '/workers/search', ({ body }) =>
+    ok(store.queryWorkers(validate(S.QueryWorkersSchema, body ?? {}) as QueryWorkersRequest)));
+  add('GET', '/workers/{worker_id}', ({ params }) => ok(store.getWorkerById(params.worker_id!)));
+  add('POST', '/workers/{worker_id}', ({ params, body }) => {
+    const req = validate(S.UpdateWorkerSchema, body);
+    return ok(store.updateWorker(params.worker_id!, req && 'heartbeat_stats' in req ? (req.heartbeat_stats as JsonObject | null) : undefined));
+  });
+
+  add('GET', '/statistics', () => ok(store.statistics()));
+
+  add('GET', '/resources', ({ query }) =>
+    ok(store.queryResources(validate(S.QueryResourcesSchema, queryToObject(query, [], ['limit', 'offset'])) as QueryResourcesRequest)));
+  add('POST', '/resources', ({ body, headers }) =>
+    created(store.addResources(validate(S.NamedResourcesSchema, body) as NamedResources, headerValue(headers, 'idempotency-key') ?? null)));
+  add('GET', '/resources/latest', () => ok(store.getLatestResources()));
+  add('GET', '/resources/{resources_id}', ({ params }) => ok(store.getResourcesById(params.resources_id!)));
+  add('POST', '/resources/{resources_id}', ({ params, body }) =>
+    ok(store.updateResources(params.resources_id!, validate(S.NamedResourcesSchema, body) as NamedResources)));
+
+  add('POST', '/spans', ({ body }) => {
+    checkReward(body);
+    const inserted = store.addSpans([normalizeSpan(validate(S.SpanSchema, body))]);
+    return created(inserted[0] ?? null);
+  });
+  add('GET', '/spans', ({ query }) =>
+    ok(store.querySpans(validate(S.QuerySpansSchema, queryToObject(query, [], ['limit', 'offset'])) as QuerySpansRequest)));
+  add('POST', '/spans/search', ({ body }) => ok(store.querySpans(validate(S.QuerySpansSchema, body) as QuerySpansRequest)));
+  add('POST', '/spans/next', ({ body }) => {
+    const req = validate(S.NextSequenceSchema, body);
+    return ok({ sequence_id: store.nextSequenceIds([req.rollout_id])[0] });
+  });
+  return routes;
+}
+
+export function matchRoute(routes: Route[], method: string, path: string):
+  { route: Route; params: Record<string, string> } | 'method-not-allowed' | null {
+  let pathMatched = false;
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    route.keys.forEach((k, i) => { params[k] = decodeURIComponent(m[i + 1]!); });
+    return { route, params };
+  }
+  return pathMatched ? 'method-not-allowed' : null;
+}

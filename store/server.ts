@@ -1,0 +1,191 @@
+// The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
+// the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openStoreDatabase, type SyncMode } from './db';
+import { StoreError, ValidationError } from './errors';
+import { parseJsonBody, readBody } from './http-body';
+import { LightningStore } from './lightning-store';
+import { convertRequest, decodeJsonRequest, decodeProtobufRequest, encodeProtobufResponse, encodeRpcStatus, OtlpDecodeError } from './otlp';
+import { buildRoutes, matchRoute, validate } from './routes';
+import { WaitRolloutsSchema } from './schemas';
+import type { Rollout } from './types';
+
+export interface StoreServerOptions {
+  /** SQLite file path, or ':memory:'. */
+  dbPath: string;
+  host?: string;
+  port?: number;
+  /** When set, every request except /v1/agl/health must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  bodyLimitBytes?: number;
+  watchdogIntervalMs?: number;
+  /** Upper bound of a long-poll wait; Python clients give up after 30 s. */
+  maxWaitSeconds?: number;
+  sync?: SyncMode;
+  log?: (line: string) => void;
+}
+
+export interface StoreServer {
+  url: string;
+  port: number;
+  store: LightningStore;
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = 'application/json';
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body === undefined ? null : body);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: unknown, log: (line: string) => void): void {
+  if (err instanceof ValidationError) return sendJson(res, err.status, { detail: err.issues });
+  if (err instanceof StoreError) return sendJson(res, err.status, { detail: err.message });
+  const e = err as Error;
+  log(`internal error: ${e?.stack ?? String(err)}`);
+  sendJson(res, 500, { detail: 'Internal server error', error_type: e?.name ?? 'Error', traceback: e?.stack ?? String(err) });
+}
+
+export async function startStoreServer(options: StoreServerOptions): Promise<StoreServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`[store] ${line}\n`));
+  const bodyLimit = options.bodyLimitBytes ?? 32 * 1024 * 1024;
+  const maxWait = options.maxWaitSeconds ?? 25;
+  const db = openStoreDatabase(options.dbPath, options.sync ?? 'full');
+  const store = new LightningStore(db);
+  const routes = buildRoutes(store);
+  const openWaits = new Set<() => void>();
+
+  const authorized = (req: IncomingMessage, path: string): boolean => {
+    if (!options.token || path === '/v1/agl/health') return true;
+    return req.headers.authorization === `Bearer ${options.token}`;
+  };
+
+  /** Answers once every known rollout among `ids` is finished, or when the timeout passes. */
+  function waitForRollouts(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const { rollout_ids: ids, timeout } = validate(WaitRolloutsSchema, body);
+    const seconds = Math.min(Math.max(timeout ?? maxWait, 0), maxWait);
+    const pending = store.unfinishedRolloutIds(ids);
+    if (pending.size === 0 || seconds === 0) return sendJson(res, 200, store.finishedRollouts(ids));
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      unsubscribe();
+      openWaits.delete(finish);
+      if (!res.destroyed) sendJson(res, 200, store.finishedRollouts(ids));
+    };
+    const unsubscribe = store.onRolloutsFinished((rollouts: Rollout[]) => {
+      for (const r of rollouts) pending.delete(r.rollout_id);
+      if (pending.size === 0) finish();
+    });
+    const timer = setTimeout(finish, seconds * 1000);
+    openWaits.add(finish);
+    req.socket.once('close', finish); // caller went away: drop the listener
+  }
+
+  async function handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const contentType = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const isJson = contentType === JSON_TYPE;
+    const replyError = (status: number, message: string) => {
+      if (isJson) return sendJson(res, status, { code: status, message });
+      const payload = encodeRpcStatus(status === 400 ? 3 : 13, message);
+      res.writeHead(status, { 'content-type': 'application/x-protobuf', 'content-length': payload.length });
+      res.end(payload);
+    };
+    if (!isJson && contentType !== 'application/x-protobuf') {
+      return replyError(400, `Unsupported Content-Type ${contentType || '(none)'}: use application/x-protobuf or application/json`);
+    }
+    let converted;
+    try {
+      const body = await readBody(req, bodyLimit);
+      converted = convertRequest(isJson ? decodeJsonRequest(body) : decodeProtobufRequest(body));
+    } catch (err) {
+      if (err instanceof OtlpDecodeError) return replyError(400, err.message);
+      if (err instanceof StoreError) return replyError(err.status, err.message);
+      throw err;
+    }
+    // Spans for unknown rollouts/attempts are rejected (OTLP partial success) instead of failing the whole batch.
+    const known = converted.spans.filter((s) => store.attemptExists(s.rollout_id, s.attempt_id));
+    const knownSet = new Set(known);
+    const reasons = converted.rejected.map((r) => r.reason);
+    for (const s of converted.spans) {
+      if (!knownSet.has(s)) reasons.push(`span "${s.name}": unknown rollout ${s.rollout_id} / attempt ${s.attempt_id}`);
+    }
+    if (known.length > 0) store.addSpans(known);
+    if (reasons.length > 0) log(`OTLP: rejected ${reasons.length} span(s): ${reasons.slice(0, 3).join('; ')}`);
+    const message = reasons.slice(0, 5).join('; ');
+    if (isJson) {
+      return sendJson(res, 200, reasons.length ? { partialSuccess: { rejectedSpans: reasons.length, errorMessage: message } } : {});
+    }
+    const payload = encodeProtobufResponse(reasons.length, message);
+    res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': payload.length });
+    res.end(payload);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://store');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
+    if (path === '/v1/traces' && method === 'POST') return handleTraces(req, res);
+    if (['/v1/metrics', '/v1/logs', '/v1/development/profiles'].includes(path)) {
+      res.writeHead(501).end();
+      return;
+    }
+    if (path === '/v1/agl/waits/rollouts' && method === 'POST') {
+      return waitForRollouts(req, res, parseJsonBody(await readBody(req, bodyLimit)));
+    }
+    const match = matchRoute(routes, method, path);
+    if (match === null) return sendJson(res, 404, { detail: 'Not Found' });
+    if (match === 'method-not-allowed') return sendJson(res, 405, { detail: 'Method Not Allowed' });
+    const body = method === 'POST' ? parseJsonBody(await readBody(req, bodyLimit)) : undefined;
+    const result = match.route.handle({ params: match.params, body, query: url.searchParams, headers: req.headers });
+    sendJson(res, result.status, result.json);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      if (res.headersSent) return res.destroy();
+      // Drain what is left of an oversized body so the client reads our answer instead of a reset.
+      if (err instanceof StoreError && err.status === 413) req.resume();
+      sendError(res, err, log);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0; // long-polls may legitimately take maxWait seconds
+
+  const watchdog = setInterval(() => {
+    try {
+      const n = store.scanUnhealthy();
+      if (n > 0) log(`watchdog: ${n} attempt(s) timed out or unresponsive`);
+    } catch (err) {
+      log(`watchdog error: ${(err as Error).message}`);
+    }
+  }, options.watchdogIntervalMs ?? 1000);
+  watchdog.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4747, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    store,
+    async close() {
+      clearInterval(watchdog);
+      for (const finish of [...openWaits]) finish();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      db.close();
+    },
+  };
+}
