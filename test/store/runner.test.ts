@@ -1,0 +1,57 @@
+// The TS runner library against our store: rollouts run, rewards land as annotation spans, throwing agents fail
+// their attempt without stopping the runner, the LLM endpoint is scoped to rollout/attempt, workers heartbeat.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { rewardOf } from '../../agents/reward';
+import { scopedProxyEndpoint } from '../../agents/llm-endpoint';
+import { startRunners } from '../../agents/runner';
+import { LLM_RESOURCES, startTestStore, type TestStore } from './helpers';
+
+describe('runner library', () => {
+  let t: TestStore;
+  before(async () => { t = await startTestStore(); });
+  after(async () => { await t.close(); });
+
+  test('scoped proxy endpoints follow ProxyLLM.get_base_url', () => {
+    assert.equal(scopedProxyEndpoint('http://h:1', 'ro-1', 'at-1'), 'http://h:1/rollout/ro-1/attempt/at-1');
+    assert.equal(scopedProxyEndpoint('http://h:1/v1/', 'ro-1', 'at-1'), 'http://h:1/rollout/ro-1/attempt/at-1/v1');
+  });
+
+  test('runs rollouts with rewards; a throwing agent fails only its attempt', async () => {
+    await t.client.addResources(LLM_RESOURCES);
+    const rollouts = [];
+    for (let i = 1; i <= 20; i++) rollouts.push(await t.client.enqueueRollout(i, { mode: 'train' }));
+    const seenEndpoints: string[] = [];
+    const group = startRunners<number>(4, async (task, ctx) => {
+      assert.equal(ctx.llm?.model, 'test-model');
+      seenEndpoints.push(ctx.llm!.endpoint);
+      assert.equal(ctx.llm!.endpoint, `http://127.0.0.1:9/rollout/${ctx.rollout.rollout_id}/attempt/${ctx.rollout.attempt.attempt_id}/v1`);
+      if (task % 5 === 0) throw new Error(`agent refuses ${task}`);
+      return task / 10;
+    }, { storeUrl: t.server.url, pollIntervalMs: 50, log: () => {}, workerId: 'test-runner' });
+    const finished = await t.client.waitForAllRollouts(rollouts.map((r) => r.rollout_id), 30);
+    await group.stop();
+    assert.equal(finished.length, 20);
+    assert.equal(seenEndpoints.length, 20);
+    for (const r of finished) {
+      const task = r.input as number;
+      assert.equal(r.status, task % 5 === 0 ? 'failed' : 'succeeded', `rollout for ${task}`);
+      const spans = (await t.client.querySpans(r.rollout_id, 'latest')).items;
+      const rewards = spans.map(rewardOf).filter((x) => x !== null);
+      assert.deepEqual(rewards, task % 5 === 0 ? [] : [task / 10]);
+      if (task % 5 !== 0) assert.equal(spans[0]?.name, 'agentlightning.annotation');
+    }
+    assert.deepEqual(group.stats(), { succeeded: 16, failed: 4 });
+    const workers = await t.client.queryWorkers({ worker_id_contains: 'test-runner' });
+    assert.equal(workers.total, 4);
+    for (const w of workers.items) assert.ok(w.last_heartbeat_time, `${w.worker_id} heartbeat`);
+    assert.equal(await t.client.dequeueRollout('check'), null);
+  });
+
+  test('missing resources fail the attempt instead of leaving it preparing', async () => {
+    const r = await t.client.enqueueRollout('x', { resourcesId: 'rs-missing' });
+    const group = startRunners(1, () => 1, { storeUrl: t.server.url, pollIntervalMs: 50, log: () => {}, maxRollouts: 1 });
+    await group.done;
+    assert.equal((await t.client.getRolloutById(r.rollout_id))?.status, 'failed');
+  });
+});
