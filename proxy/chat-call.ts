@@ -1,0 +1,136 @@
+// One chat-completions call: sequence id (rollout-scoped calls), policy lease, render, sample with a
+// deadline and retries, parse, span. Returns the completion or throws ApiError; the server writes it out.
+import { randomUUID } from 'node:crypto';
+import type { Message } from '../chat';
+import { buildCompletion } from './completion';
+import type { ChatCompletion } from './completion';
+import { ApiError, badRequest } from './errors';
+import type { PolicyManager } from './policy';
+import type { PolicySpec } from './policy-spec';
+import type { ChatRequest } from './request';
+import { SamplerError } from './sampler';
+import type { Sampler, SampleParams, SampledSequence } from './sampler';
+import { buildSpan } from './span';
+import type { SpanSink } from './span-sink';
+
+export interface CallOptions {
+  policies: PolicyManager;
+  sink: SpanSink | null;
+  /** Deadline of one call, from arrival to the sampler's answer. */
+  callTimeoutMs: number;
+  /** Sampler retries after the first attempt (llmProxyRetryAttempts). */
+  retryAttempts: number;
+  /** How long a call waits for a policy (during a switch, or before the first one). */
+  policyWaitMs: number;
+  log: (line: string) => void;
+}
+
+export interface Scope {
+  rolloutId: string;
+  attemptId: string;
+}
+
+export interface CallResult {
+  completion: ChatCompletion;
+  policy: PolicySpec;
+  sequenceId: number | null;
+}
+
+function effectiveSampling(req: ChatRequest, spec: PolicySpec) {
+  return {
+    temperature: req.sampling.temperature ?? spec.sampling.temperature,
+    topP: req.sampling.topP ?? spec.sampling.topP,
+    topK: req.sampling.topK ?? spec.sampling.topK,
+    maxTokens: req.sampling.maxTokens ?? spec.sampling.maxTokens,
+    seed: req.sampling.seed,
+  };
+}
+
+async function sampleWithRetries(sampler: Sampler, prompt: number[], params: SampleParams, retries: number): Promise<SampledSequence[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await sampler.sample(prompt, params);
+    } catch (err) {
+      if (params.signal.aborted) throw err;
+      const retryable = err instanceof SamplerError ? err.retryable : !(err instanceof ApiError);
+      if (!retryable || attempt >= retries) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
+    }
+  }
+}
+
+function asApiError(err: unknown, signal: AbortSignal, timeoutSignal: AbortSignal): ApiError {
+  if (err instanceof ApiError) return err;
+  if (timeoutSignal.aborted) return new ApiError(504, 'the sampler did not answer before the call deadline', 'timeout', null, 'timeout');
+  if (signal.aborted) return new ApiError(499, 'client closed the request', 'api_error', null, 'client_closed');
+  if (err instanceof SamplerError) return new ApiError(err.status, `sampler: ${err.message}`, 'api_error', null, 'sampler_error');
+  return new ApiError(502, `sampler: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'sampler_error');
+}
+
+export async function runChatCall(req: ChatRequest, scope: Scope | null, clientSignal: AbortSignal, o: CallOptions): Promise<CallResult> {
+  const startTime = Date.now() / 1000;
+  const timeoutSignal = AbortSignal.timeout(o.callTimeoutMs);
+  const signal = AbortSignal.any([clientSignal, timeoutSignal]);
+  let sequenceId: number | null = null;
+  if (scope && o.sink) {
+    try {
+      sequenceId = await o.sink.nextSequenceId(scope.rolloutId, scope.attemptId);
+    } catch (err) {
+      throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
+    }
+  }
+  const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
+  const spec = lease.policy.spec;
+  const sampling = effectiveSampling(req, spec);
+  let completion: ChatCompletion | null = null;
+  let failure: ApiError | null = null;
+  try {
+    const renderer = lease.policy.renderer;
+    let prompt: number[];
+    try {
+      prompt = renderer.buildGenerationPrompt(req.messages as Message[]);
+    } catch (err) {
+      throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
+    }
+    const sequences = await sampleWithRetries(
+      lease.policy.sampler,
+      prompt,
+      { numSamples: req.n, ...sampling, stop: renderer.stopSequences(), signal },
+      o.retryAttempts,
+    ).catch((err: unknown) => {
+      throw asApiError(err, clientSignal, timeoutSignal);
+    });
+    if (sequences.length !== req.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${req.n}`, 'api_error', null, 'sampler_error');
+    completion = buildCompletion({
+      id: `chatcmpl-${randomUUID()}`,
+      model: req.model ?? spec.modelName,
+      created: Math.floor(Date.now() / 1000),
+      promptTokens: prompt,
+      sequences,
+      renderer,
+      userStops: req.stop,
+    });
+    return { completion, policy: spec, sequenceId };
+  } catch (err) {
+    failure = asApiError(err, clientSignal, timeoutSignal);
+    throw failure;
+  } finally {
+    if (scope && o.sink && sequenceId !== null) {
+      const span = buildSpan({
+        rolloutId: scope.rolloutId,
+        attemptId: scope.attemptId,
+        sequenceId,
+        startTime,
+        endTime: Date.now() / 1000,
+        requestedModel: req.model,
+        messages: req.messages,
+        sampling: { ...sampling, n: req.n, stream: req.stream },
+        policy: spec,
+        completion,
+        error: failure ? { status: failure.status, message: failure.message } : null,
+      });
+      await o.sink.addSpan(span).catch((err: unknown) => o.log(`span for ${scope.rolloutId}/${scope.attemptId} #${sequenceId} was not recorded: ${(err as Error).message}`));
+    }
+    lease.release();
+  }
+}

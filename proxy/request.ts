@@ -1,0 +1,151 @@
+// Validation of an OpenAI chat-completions request body (pure). Integers and floats are both accepted
+// where a number is expected (JSON has one number type); integer fields reject fractions.
+import type { Message, ToolCall } from '../chat';
+import { badRequest } from './errors';
+
+export interface SamplingOverrides {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxTokens?: number;
+  seed?: number;
+}
+
+export interface ChatRequest {
+  model: string | null;
+  messages: Message[];
+  n: number;
+  stream: boolean;
+  includeUsage: boolean;
+  stop: string[];
+  sampling: SamplingOverrides;
+}
+
+export const MAX_N = 64;
+const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function present(body: Obj, key: string): boolean {
+  return body[key] !== undefined && body[key] !== null;
+}
+
+function num(body: Obj, key: string, min: number, max: number, opts: { minExclusive?: boolean } = {}): number | undefined {
+  if (!present(body, key)) return undefined;
+  const v = body[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw badRequest(`${key} must be a number, got ${JSON.stringify(v)}`, key, 'invalid_type');
+  if (v > max || (opts.minExclusive ? v <= min : v < min)) {
+    throw badRequest(`${key} must be ${opts.minExclusive ? 'greater than' : 'at least'} ${min} and at most ${max}, got ${v}`, key);
+  }
+  return v;
+}
+
+function int(body: Obj, key: string, min: number, max: number): number | undefined {
+  const v = num(body, key, min, max);
+  if (v !== undefined && !Number.isInteger(v)) throw badRequest(`${key} must be an integer, got ${v}`, key, 'invalid_type');
+  return v;
+}
+
+function textContent(content: unknown, where: string): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part, j) => {
+        if (!isObj(part) || part.type !== 'text' || typeof part.text !== 'string') {
+          const kind = isObj(part) ? JSON.stringify(part.type) : typeof part;
+          throw badRequest(`${where}.content[${j}]: only text parts ({"type": "text", "text": ...}) are supported, got ${kind}`, `${where}.content`);
+        }
+        return part.text;
+      })
+      .join('');
+  }
+  throw badRequest(`${where}.content must be a string, an array of text parts, or null`, `${where}.content`, 'invalid_type');
+}
+
+function toolCalls(v: unknown, where: string): ToolCall[] {
+  if (!Array.isArray(v)) throw badRequest(`${where}.tool_calls must be an array`, `${where}.tool_calls`, 'invalid_type');
+  return v.map((c, j) => {
+    const at = `${where}.tool_calls[${j}]`;
+    if (!isObj(c) || !isObj(c.function) || typeof c.function.name !== 'string') {
+      throw badRequest(`${at} must be {"type": "function", "function": {"name": str, "arguments": str}}`, at, 'invalid_type');
+    }
+    const args = c.function.arguments ?? '{}';
+    if (typeof args !== 'string') throw badRequest(`${at}.function.arguments must be a JSON string`, at, 'invalid_type');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(args);
+    } catch {
+      throw badRequest(`${at}.function.arguments is not valid JSON`, at);
+    }
+    if (!isObj(parsed)) throw badRequest(`${at}.function.arguments must encode a JSON object`, at);
+    const call: ToolCall = { type: 'function', function: { name: c.function.name, arguments: args } };
+    if (typeof c.id === 'string') call.id = c.id;
+    return call;
+  });
+}
+
+function messages(v: unknown): Message[] {
+  if (!Array.isArray(v) || v.length === 0) throw badRequest('messages must be a non-empty array', 'messages', v === undefined ? 'missing_required_parameter' : 'invalid_type');
+  return v.map((m, i) => {
+    const where = `messages[${i}]`;
+    if (!isObj(m)) throw badRequest(`${where} must be an object`, where, 'invalid_type');
+    if (typeof m.role !== 'string' || !ROLES.has(m.role)) {
+      throw badRequest(`${where}.role must be one of system, user, assistant, tool, developer; got ${JSON.stringify(m.role)}`, `${where}.role`);
+    }
+    const msg: Message = { role: m.role === 'developer' ? 'system' : m.role, content: textContent(m.content, where) };
+    if (m.tool_calls !== undefined && m.tool_calls !== null) {
+      if (m.role !== 'assistant') throw badRequest(`${where}: only assistant messages have tool_calls`, `${where}.tool_calls`);
+      const calls = toolCalls(m.tool_calls, where);
+      if (calls.length) msg.tool_calls = calls;
+    }
+    if (typeof m.tool_call_id === 'string') msg.tool_call_id = m.tool_call_id;
+    if (typeof m.name === 'string') msg.name = m.name;
+    return msg;
+  });
+}
+
+function stops(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || list.length > 16 || !list.every((s) => typeof s === 'string' && s.length > 0)) {
+    throw badRequest('stop must be a non-empty string or an array of at most 16 non-empty strings', 'stop');
+  }
+  return list as string[];
+}
+
+/** Validates a parsed JSON body; throws ApiError(400) naming the offending parameter. */
+export function parseChatRequest(body: unknown): ChatRequest {
+  if (!isObj(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_type');
+  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw badRequest('model must be a string', 'model', 'invalid_type');
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw badRequest('stream must be a boolean', 'stream', 'invalid_type');
+  if (present(body, 'stream_options') && !isObj(body.stream_options)) throw badRequest('stream_options must be an object', 'stream_options', 'invalid_type');
+  if (present(body, 'logprobs') && typeof body.logprobs !== 'boolean') throw badRequest('logprobs must be a boolean', 'logprobs', 'invalid_type');
+  int(body, 'top_logprobs', 0, 20);
+  const maxCompletion = int(body, 'max_completion_tokens', 1, 1_000_000);
+  const maxTokens = int(body, 'max_tokens', 1, 1_000_000);
+  const topK = int(body, 'top_k', -1, 1_000_000);
+  const sampling: SamplingOverrides = {
+    temperature: num(body, 'temperature', 0, 2),
+    topP: num(body, 'top_p', 0, 1, { minExclusive: true }),
+    topK: topK === 0 ? -1 : topK,
+    maxTokens: maxCompletion ?? maxTokens,
+    seed: int(body, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  };
+  for (const k of Object.keys(sampling) as (keyof SamplingOverrides)[]) if (sampling[k] === undefined) delete sampling[k];
+  const stream = body.stream === true;
+  const streamOptions = isObj(body.stream_options) ? body.stream_options : {};
+  return {
+    model: typeof body.model === 'string' ? body.model : null,
+    messages: messages(body.messages),
+    n: int(body, 'n', 1, MAX_N) ?? 1,
+    stream,
+    includeUsage: stream && streamOptions.include_usage === true,
+    stop: stops(body.stop),
+    sampling,
+  };
+}

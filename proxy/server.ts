@@ -1,0 +1,180 @@
+// The proxy's HTTP server (node:http): OpenAI chat completions (plain and rollout-scoped), models, health,
+// and the admin policy endpoint.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runChatCall } from './chat-call';
+import type { CallOptions, Scope } from './chat-call';
+import { ApiError, badRequest } from './errors';
+import { PolicyManager } from './policy';
+import { parsePolicySpec } from './policy-spec';
+import type { PolicySpec } from './policy-spec';
+import { parseChatRequest } from './request';
+import { routeOf } from './routes';
+import type { SamplerFactory } from './sampler';
+import type { SpanSink } from './span-sink';
+import { sseEvents } from './stream';
+
+export interface ProxyOptions {
+  host?: string;
+  port?: number;
+  factory: SamplerFactory;
+  sink?: SpanSink | null;
+  initialPolicy?: PolicySpec;
+  adminToken?: string;
+  drainTimeoutMs?: number;
+  callTimeoutMs?: number;
+  retryAttempts?: number;
+  policyWaitMs?: number;
+  maxBodyBytes?: number;
+  log?: (line: string) => void;
+}
+
+export interface ProxyServer {
+  url: string;
+  port: number;
+  policies: PolicyManager;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => void): void {
+  const e = err instanceof ApiError ? err : new ApiError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'internal_error');
+  if (e.status >= 500) log(`error ${e.status}: ${e.message}`);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  send(res, e.status === 499 ? 400 : e.status, e.body());
+}
+
+async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ApiError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', null, 'body_too_large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw badRequest('the request body is empty; expected JSON', null, 'invalid_json');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`, null, 'invalid_json');
+  }
+}
+
+function policyHeaders(spec: PolicySpec): Record<string, string> {
+  return { 'x-agl-policy': spec.switchId, 'x-agl-policy-model': encodeURIComponent(spec.modelName) };
+}
+
+function describe(p: PolicyManager) {
+  const a = p.current();
+  return {
+    policy: a ? a.spec : null,
+    activatedAt: a ? new Date(a.activatedAt).toISOString() : null,
+    switches: p.switches,
+    inFlight: p.inFlightCalls(),
+  };
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`[proxy] ${l}\n`));
+  const policies = new PolicyManager({ factory: opts.factory, drainTimeoutMs: opts.drainTimeoutMs ?? 30_000 });
+  const callOptions: CallOptions = {
+    policies,
+    sink: opts.sink ?? null,
+    callTimeoutMs: opts.callTimeoutMs ?? 300_000,
+    retryAttempts: opts.retryAttempts ?? 0,
+    policyWaitMs: opts.policyWaitMs ?? 60_000,
+    log,
+  };
+  const maxBody = opts.maxBodyBytes ?? 32 << 20;
+  if (opts.initialPolicy) await policies.switchTo(opts.initialPolicy);
+
+  const authorized = (req: http.IncomingMessage): boolean =>
+    !opts.adminToken || req.headers.authorization === `Bearer ${opts.adminToken}`;
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const { route, scope: urlScope } = routeOf(req.url ?? '/');
+    const method = req.method ?? 'GET';
+    const allow = (methods: string[]) => {
+      if (!methods.includes(method)) throw new ApiError(405, `${method} is not allowed here; use ${methods.join(' or ')}`, 'invalid_request_error', null, 'method_not_allowed');
+    };
+    switch (route.kind) {
+      case 'health': {
+        allow(['GET', 'HEAD']);
+        const a = policies.current();
+        return send(res, 200, { status: 'ok', policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() });
+      }
+      case 'models': {
+        allow(['GET']);
+        const a = policies.current();
+        const created = a ? Math.floor(a.activatedAt / 1000) : 0;
+        return send(res, 200, { object: 'list', data: a ? [{ id: a.spec.modelName, object: 'model', created, owned_by: 'agl-temporal' }] : [] });
+      }
+      case 'admin-policy': {
+        allow(['GET', 'POST']);
+        if (!authorized(req)) throw new ApiError(401, 'admin endpoints need "Authorization: Bearer <AGL_PROXY_ADMIN_TOKEN>"', 'authentication_error', null, 'invalid_api_key');
+        if (method === 'GET') return send(res, 200, describe(policies));
+        const spec = parsePolicySpec(await readJson(req, maxBody));
+        const result = await policies.switchTo(spec);
+        log(`policy ${result.switched ? 'switched to' : 'already'} ${spec.switchId} (${spec.samplerPath ?? spec.baseModel}); drained in ${result.drainMs} ms, ${result.undrained} undrained`);
+        return send(res, 200, { ...result, ...describe(policies) });
+      }
+      case 'chat': {
+        allow(['POST']);
+        const body = await readJson(req, maxBody);
+        const chat = parseChatRequest(body);
+        let scope: Scope | null = urlScope;
+        const hr = req.headers['x-rollout-id'];
+        const ha = req.headers['x-attempt-id'];
+        if (!scope && typeof hr === 'string' && typeof ha === 'string' && hr && ha) scope = { rolloutId: hr, attemptId: ha };
+        const abort = new AbortController();
+        res.on('close', () => {
+          if (!res.writableFinished) abort.abort();
+        });
+        const result = await runChatCall(chat, scope, abort.signal, callOptions);
+        const headers = policyHeaders(result.policy);
+        if (result.sequenceId !== null) headers['x-agl-sequence-id'] = String(result.sequenceId);
+        if (!chat.stream) return send(res, 200, result.completion, headers);
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+        for (const e of sseEvents(result.completion, chat.includeUsage)) res.write(e);
+        res.end();
+        return;
+      }
+      default:
+        throw new ApiError(404, `no route for ${method} ${route.path}`, 'invalid_request_error', null, 'not_found');
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => sendError(res, err, log));
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 12306, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    policies,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,56 @@
+// Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
+// POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
+import { fetchJson } from '../common/http';
+import type { StoreSpan } from './span';
+
+export interface SpanSink {
+  nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
+  addSpan(span: StoreSpan): Promise<void>;
+}
+
+export class StoreSpanSink implements SpanSink {
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+  constructor(storeUrl: string, opts: { token?: string; timeoutMs?: number } = {}) {
+    this.base = storeUrl.replace(/\/+$/, '') + '/v1/agl';
+    this.headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+  }
+  private readonly timeoutMs: number;
+
+  async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {
+    const res = await fetchJson<{ sequence_id: number }>(`${this.base}/spans/next`, {
+      body: { rollout_id: rolloutId, attempt_id: attemptId },
+      timeoutMs: this.timeoutMs,
+      headers: this.headers,
+    });
+    if (!Number.isInteger(res?.sequence_id)) throw new Error(`store answered /spans/next without a sequence_id: ${JSON.stringify(res)}`);
+    return res.sequence_id;
+  }
+
+  async addSpan(span: StoreSpan): Promise<void> {
+    // One retry: a span is what training reads, and the store may be restarting.
+    try {
+      await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers });
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+      await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers });
+    }
+  }
+}
+
+/** Keeps spans in memory; sequence ids count per rollout from 1, as the store does. */
+export class MemorySpanSink implements SpanSink {
+  readonly spans: StoreSpan[] = [];
+  private readonly counters = new Map<string, number>();
+
+  async nextSequenceId(rolloutId: string): Promise<number> {
+    const n = (this.counters.get(rolloutId) ?? 0) + 1;
+    this.counters.set(rolloutId, n);
+    return n;
+  }
+
+  async addSpan(span: StoreSpan): Promise<void> {
+    this.spans.push(span);
+  }
+}

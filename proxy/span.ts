@@ -1,0 +1,136 @@
+// The span one rollout-scoped call writes to the store (pure). Named "litellm_request" with flat
+// `prompt_token_ids` / `response_token_ids` int lists and `gen_ai.response.id`, which is what Agent-lightning's
+// LlmProxyTraceToTriplet reads; the gen_ai.* prompt/completion/request attributes and the JSON string
+// `logprobs.content` are what TracerTraceToTriplet reads (match the span with llm_call_match "litellm_request").
+import { randomBytes } from 'node:crypto';
+import type { Message } from '../chat';
+import type { ChatCompletion } from './completion';
+import type { PolicySpec } from './policy-spec';
+
+export const PROXY_SPAN_NAME = 'litellm_request';
+
+export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
+
+export interface StoreSpan {
+  rollout_id: string;
+  attempt_id: string;
+  sequence_id: number;
+  trace_id: string;
+  span_id: string;
+  parent_id: null;
+  name: string;
+  status: { status_code: 'OK' | 'ERROR'; description: string | null };
+  attributes: Record<string, AttributeValue>;
+  events: never[];
+  links: never[];
+  start_time: number;
+  end_time: number;
+  context: { trace_id: string; span_id: string; is_remote: false; trace_state: Record<string, string> };
+  parent: null;
+  resource: { attributes: Record<string, AttributeValue>; schema_url: string };
+}
+
+export interface SpanInput {
+  rolloutId: string;
+  attemptId: string;
+  sequenceId: number;
+  startTime: number;
+  endTime: number;
+  requestedModel: string | null;
+  messages: Message[];
+  sampling: { temperature: number; topP: number; topK: number; maxTokens: number; seed?: number; n: number; stream: boolean };
+  policy: PolicySpec | null;
+  completion: ChatCompletion | null;
+  error: { status: number; message: string } | null;
+}
+
+function flattenMessages(prefix: string, messages: { role: string; content: string; tool_calls?: { id?: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[], attrs: Record<string, AttributeValue>): void {
+  messages.forEach((m, i) => {
+    attrs[`${prefix}.${i}.role`] = m.role;
+    attrs[`${prefix}.${i}.content`] = m.content;
+    if (m.tool_call_id) attrs[`${prefix}.${i}.tool_call_id`] = m.tool_call_id;
+    (m.tool_calls ?? []).forEach((c, j) => {
+      if (c.id) attrs[`${prefix}.${i}.tool_calls.${j}.id`] = c.id;
+      attrs[`${prefix}.${i}.tool_calls.${j}.name`] = c.function.name;
+      attrs[`${prefix}.${i}.tool_calls.${j}.arguments`] = c.function.arguments;
+    });
+  });
+}
+
+export function buildSpan(x: SpanInput): StoreSpan {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  const a: Record<string, AttributeValue> = {
+    'agentlightning.rollout_id': x.rolloutId,
+    'agentlightning.attempt_id': x.attemptId,
+    'agentlightning.span_sequence_id': x.sequenceId,
+    'gen_ai.system': 'agl-temporal',
+    'gen_ai.request.model': x.requestedModel ?? x.policy?.modelName ?? '',
+    'gen_ai.request.temperature': x.sampling.temperature,
+    'gen_ai.request.top_p': x.sampling.topP,
+    'gen_ai.request.top_k': x.sampling.topK,
+    'gen_ai.request.max_tokens': x.sampling.maxTokens,
+    'gen_ai.request.n': x.sampling.n,
+    'gen_ai.request.stream': x.sampling.stream,
+  };
+  if (x.sampling.seed !== undefined) a['gen_ai.request.seed'] = x.sampling.seed;
+  flattenMessages('gen_ai.prompt', x.messages, a);
+  if (x.policy) {
+    a['agl.policy.switch_id'] = x.policy.switchId;
+    a['agl.policy.model_name'] = x.policy.modelName;
+    a['agl.policy.renderer'] = x.policy.renderer;
+    if (x.policy.samplerPath) a['agl.policy.sampler_path'] = x.policy.samplerPath;
+    if (x.policy.baseModel) a['agl.policy.base_model'] = x.policy.baseModel;
+  }
+  const c = x.completion;
+  if (c) {
+    a['gen_ai.response.id'] = c.id;
+    a['gen_ai.response.model'] = c.model;
+    a['gen_ai.usage.prompt_tokens'] = c.usage.prompt_tokens;
+    a['gen_ai.usage.completion_tokens'] = c.usage.completion_tokens;
+    a['gen_ai.usage.total_tokens'] = c.usage.total_tokens;
+    a['prompt_token_ids'] = c.prompt_token_ids;
+    flattenMessages('gen_ai.completion', c.choices.map((ch) => ch.message), a);
+    c.choices.forEach((ch, i) => {
+      a[`gen_ai.completion.${i}.finish_reason`] = ch.finish_reason;
+      a[`agl.completion.${i}.token_ids`] = ch.token_ids;
+      a[`agl.completion.${i}.logprobs`] = ch.logprobs.content.map((e) => e.logprob);
+    });
+    const first = c.choices[0];
+    if (first) {
+      a['response_token_ids'] = first.token_ids;
+      a['response_logprobs'] = first.logprobs.content.map((e) => e.logprob);
+      a['logprobs.content'] = JSON.stringify(first.logprobs.content);
+    }
+  }
+  if (x.error) {
+    a['error.status'] = x.error.status;
+    a['error.message'] = x.error.message;
+  }
+  return {
+    rollout_id: x.rolloutId,
+    attempt_id: x.attemptId,
+    sequence_id: x.sequenceId,
+    trace_id: traceId,
+    span_id: spanId,
+    parent_id: null,
+    name: PROXY_SPAN_NAME,
+    status: x.error ? { status_code: 'ERROR', description: x.error.message } : { status_code: 'OK', description: null },
+    attributes: a,
+    events: [],
+    links: [],
+    start_time: x.startTime,
+    end_time: x.endTime,
+    context: { trace_id: traceId, span_id: spanId, is_remote: false, trace_state: {} },
+    parent: null,
+    resource: {
+      attributes: {
+        'service.name': 'agl-temporal-proxy',
+        'agentlightning.rollout_id': x.rolloutId,
+        'agentlightning.attempt_id': x.attemptId,
+        'agentlightning.span_sequence_id': x.sequenceId,
+      },
+      schema_url: '',
+    },
+  };
+}

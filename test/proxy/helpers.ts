@@ -1,0 +1,77 @@
+// Proxy test setup: a proxy in this process with a scripted zero-latency sampler, and optionally the real
+// store (in this process too) for spans.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ScriptedSamplerFactory } from '../../proxy/fake-sampler';
+import type { Script } from '../../proxy/fake-sampler';
+import type { PolicySpec } from '../../proxy/policy-spec';
+import { DEFAULT_SAMPLING } from '../../proxy/policy-spec';
+import { startProxy } from '../../proxy/server';
+import type { ProxyOptions, ProxyServer } from '../../proxy/server';
+import { StoreSpanSink } from '../../proxy/span-sink';
+import { startStoreServer } from '../../store/server';
+import type { StoreServer } from '../../store/server';
+
+export const echoScript: Script = (_prompt, params, i) => `Hello ${i}! t=${params.temperature}`;
+
+export function policy(overrides: Partial<PolicySpec> = {}): PolicySpec {
+  return { switchId: 'p0', modelName: 'local/tiny-hello', baseModel: 'local/tiny-hello', renderer: 'role_colon', sampling: { ...DEFAULT_SAMPLING }, ...overrides };
+}
+
+export interface Harness {
+  proxy: ProxyServer;
+  factory: ScriptedSamplerFactory;
+  store: StoreServer | null;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  opts: { script?: Script; delayMs?: number; withStore?: boolean; initial?: PolicySpec | null } & Partial<ProxyOptions> = {},
+): Promise<Harness> {
+  const factory =
+    opts.factory instanceof ScriptedSamplerFactory
+      ? opts.factory
+      : new ScriptedSamplerFactory((m) => (m.startsWith('Qwen') ? 'qwen3_instruct' : 'role_colon'), opts.script ?? echoScript, opts.delayMs ?? 0);
+  let store: StoreServer | null = null;
+  let dir = '';
+  if (opts.withStore) {
+    dir = mkdtempSync(path.join(tmpdir(), 'agl-proxy-test-'));
+    store = await startStoreServer({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {} });
+  }
+  const proxy = await startProxy({
+    port: 0,
+    log: () => {},
+    ...opts,
+    factory,
+    sink: store ? new StoreSpanSink(store.url) : (opts.sink ?? null),
+    initialPolicy: opts.initial === null ? undefined : (opts.initial ?? policy()),
+  });
+  return {
+    proxy,
+    factory,
+    store,
+    async close() {
+      await proxy.close();
+      if (store) await store.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* SSE or empty */
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
