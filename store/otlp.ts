@@ -67,7 +67,8 @@ export function idToHex(id: Uint8Array | string | undefined, width: number): str
 
 const nanosToSeconds = (v: string | number | undefined): number | null => {
   if (v === undefined || v === null || v === '' || v === 0 || v === '0') return null;
-  return Number(BigInt(v)) / 1e9;
+  const ns = BigInt(v);
+  return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9; // split keeps sub-microsecond precision
 };
 
 /** AnyValue → JSON (arrays → lists, kvlists → objects, bytes → hex, int64 → number). */
