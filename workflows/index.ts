@@ -1,2 +1,3 @@
 // Every workflow the worker registers. Workflow code is deterministic and imports activity types only.
 export { healthCheck } from './health-check';
+export { trainingRun } from './training-run';

@@ -1,0 +1,41 @@
+// The activity signatures the training workflow calls. Workflow code imports this file for types only.
+import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
+import type { RunConfig } from '../config/run-config';
+
+export interface PreparedRun {
+  numBatches: number;
+  numValTasks: number;
+  /** sha256 of the dataset snapshot, so later activities know they read the same tasks. */
+  datasetSha256: string;
+  note?: string;
+}
+
+export interface TrainingActivities {
+  /** Reads the datasets once and snapshots them to <logPath>/dataset.json. */
+  prepareRun(config: RunConfig, runName: string): Promise<PreparedRun>;
+  /** Creates the trained model (or loads loadCheckpointPath) and saves step 0's state and sampler. */
+  initPolicy(settings: RunSettings, startStep: number): Promise<PolicyState>;
+  /** Points the proxy at a sampler and records the resources rollouts will use. Returns the resources id. */
+  publishPolicy(settings: RunSettings, batch: number, purpose: 'train' | 'eval', policy: PolicyState): Promise<string>;
+  /** The validation set through the store (group size 1, eval temperature); returns `test/...` metrics. */
+  runEvaluation(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<Metrics>;
+  /** Enqueues the batch's rollouts (idempotently), waits for them, returns their ids grouped in task order. */
+  collectRollouts(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<CollectedBatch>;
+  /** Spans → datums → forward_backward/optim_step, applied exactly once; returns the next policy. */
+  trainStep(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult>;
+  /** Records a checkpoint row in checkpoints.jsonl (once per name). */
+  saveCheckpoint(settings: RunSettings, name: string, batch: number, policy: PolicyState, final: boolean): Promise<string>;
+  /** One row per step in metrics.jsonl (a retried step replaces nothing), plus trace events when enabled. */
+  logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void>;
+}
+
+/** A Chrome trace event ("X" = complete event; microseconds). */
+export interface TraceEvent {
+  name: string;
+  ph: 'X';
+  ts: number;
+  dur: number;
+  pid: number;
+  tid: number;
+  args?: Record<string, number | string>;
+}

@@ -1,0 +1,62 @@
+// Recording stand-ins for the training activities, for testing the workflow's control flow (pause, resume,
+// stop, continue-as-new, cadence of evals and checkpoints) on a real dev server without the services.
+// The end-to-end tests run the real activities.
+import type { PreparedRun, TraceEvent, TrainingActivities } from '../../activities/types';
+import type { RunConfig } from '../../config/run-config';
+import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';
+
+export interface Recorder {
+  calls: string[];
+  checkpoints: { name: string; batch: number; final: boolean }[];
+  loggedSteps: number[];
+  /** Awaited inside collectRollouts of the given batch, to hold a run mid-batch. */
+  gate?: { batch: number; wait: Promise<void>; entered: () => void };
+}
+
+export function fakeTrainingActivities(rec: Recorder, numBatches: number): TrainingActivities {
+  const state = (step: number): PolicyState => ({
+    modelId: 'm1',
+    statePath: `tinker://m1/weights/${step}`,
+    samplerPath: `tinker://m1/sampler_weights/${step}`,
+    step,
+  });
+  return {
+    async prepareRun(_config: RunConfig): Promise<PreparedRun> {
+      rec.calls.push('prepareRun');
+      return { numBatches, numValTasks: 3, datasetSha256: 'sha' };
+    },
+    async initPolicy(_s: RunSettings, startStep: number) {
+      rec.calls.push(`initPolicy:${startStep}`);
+      return state(startStep);
+    },
+    async publishPolicy(_s, batch, purpose, policy) {
+      rec.calls.push(`publish:${batch}:${purpose}:${policy.step}`);
+      return `res-${batch}-${purpose}`;
+    },
+    async runEvaluation(_s, batch): Promise<Metrics> {
+      rec.calls.push(`eval:${batch}`);
+      return { 'test/env/all/reward/total': batch / 10 };
+    },
+    async collectRollouts(_s, batch): Promise<CollectedBatch> {
+      rec.calls.push(`collect:${batch}`);
+      if (rec.gate && rec.gate.batch === batch) {
+        rec.gate.entered();
+        await rec.gate.wait;
+      }
+      return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 }, meanReward: 0.5 };
+    },
+    async trainStep(_s, batch, _c, policy): Promise<TrainStepResult> {
+      rec.calls.push(`train:${batch}:${policy.step}`);
+      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10 }, skipped: false };
+    },
+    async saveCheckpoint(_s, name, batch, _p, final) {
+      rec.calls.push(`checkpoint:${name}`);
+      rec.checkpoints.push({ name, batch, final });
+      return name;
+    },
+    async logMetrics(_s, step, _m: Metrics, _t: TraceEvent[]) {
+      rec.calls.push(`log:${step}`);
+      rec.loggedSteps.push(step);
+    },
+  };
+}

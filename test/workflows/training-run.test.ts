@@ -1,0 +1,144 @@
+// The training workflow's control flow on a real dev server: cadence, pause/resume, stop, continue-as-new.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
+import { validateRunConfig } from '../../config/load';
+import { trainingRun } from '../../workflows';
+import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
+
+let env: TestWorkflowEnvironment | undefined;
+before(async () => {
+  // A low threshold so continue-as-new happens within a few batches.
+  env = await startTestTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40']);
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const config = (over: Record<string, unknown> = {}) =>
+  validateRunConfig({
+    learningRate: 1e-3,
+    datasetBuilder: { batchSize: 2, trainDataset: ['a', 'b', 'c', 'd'] },
+    modelName: 'local/tiny-hello',
+    rendererName: 'role_colon',
+    logPath: '/tmp/agl-wf-test',
+    evalEvery: 2,
+    saveEvery: 2,
+    ...over,
+  });
+
+async function withWorker<T>(rec: Recorder, numBatches: number, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `tq-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env!.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: fakeTrainingActivities(rec, numBatches),
+  });
+  return worker.runUntil(fn(taskQueue));
+}
+
+const newRecorder = (): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [] });
+
+async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("every batch runs once, with evals and checkpoints at the seed's cadence, across continue-as-new", async () => {
+  const rec = newRecorder();
+  const workflowId = `run-${randomUUID()}`;
+  const result = await withWorker(rec, 7, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId, args: [{ config: config() }] });
+    const res = await handle.result();
+    // The first run's history ends in continue-as-new: keep it for the replay test.
+    const first = env!.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
+    const history = await first.fetchHistory();
+    const dir = path.join(__dirname, 'histories');
+    mkdirSync(dir, { recursive: true });
+    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(dir, 'training-run-continue-as-new.json'), historyToJSON(history));
+    const kinds = history.events!.map((e) => e.eventType);
+    assert.ok(
+      history.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes),
+      `the first run continued as new (events: ${kinds.length})`,
+    );
+    return res;
+  });
+  assert.equal(result.batchesCompleted, 7);
+  assert.equal(result.numBatches, 7);
+  assert.equal(result.stoppedEarly, false);
+  assert.equal(result.finalCheckpoint, 'final');
+  assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3, 4, 5, 6], 'one metrics row per batch');
+  assert.deepEqual(
+    rec.calls.filter((c) => c.startsWith('eval:')),
+    ['eval:0', 'eval:2', 'eval:4', 'eval:6'],
+    'eval when batch % evalEvery == 0',
+  );
+  assert.deepEqual(
+    rec.checkpoints.map((c) => c.name),
+    ['000002', '000004', '000006', 'final'],
+    'checkpoint when (batch+1) % saveEvery == 0, then final',
+  );
+  assert.deepEqual(
+    rec.calls.filter((c) => c.startsWith('train:')),
+    ['train:0:0', 'train:1:1', 'train:2:2', 'train:3:3', 'train:4:4', 'train:5:5', 'train:6:6'],
+    'each batch trains on the policy the previous batch produced, also after continue-as-new',
+  );
+  assert.equal(rec.calls.filter((c) => c.startsWith('initPolicy')).length, 1, 'the policy is created once, then carried');
+});
+
+test('pause holds the run between batches; resume lets it finish', async () => {
+  const rec = newRecorder();
+  let release!: () => void;
+  let entered!: () => void;
+  const inBatch1 = new Promise<void>((r) => (entered = r));
+  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  await withWorker(rec, 4, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    await inBatch1;
+    await handle.signal(pauseSignal);
+    release();
+    await until(async () => (await handle.query(progressQuery)).phase === 'paused', 'the paused phase');
+    const p = await handle.query(progressQuery);
+    assert.equal(p.batch, 2, 'batch 1 finished; batch 2 waits');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.ok(!rec.calls.includes('collect:2'), 'no rollouts of batch 2 while paused');
+    await handle.signal(resumeSignal);
+    const res = await handle.result();
+    assert.equal(res.stoppedEarly, false);
+    assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3]);
+  });
+});
+
+test('stop finishes the batch in flight, saves a final checkpoint and ends cleanly', async () => {
+  const rec = newRecorder();
+  let release!: () => void;
+  let entered!: () => void;
+  const inBatch1 = new Promise<void>((r) => (entered = r));
+  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  await withWorker(rec, 6, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    await inBatch1;
+    const stopping = handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
+    await until(async () => (await handle.query(progressQuery)).stopRequested, 'stopRequested');
+    release();
+    const reply = await stopping;
+    assert.deepEqual(reply, { stoppedAfterBatch: 2, finalCheckpoint: '000002' });
+    const res = await handle.result();
+    assert.equal(res.stoppedEarly, true);
+    assert.equal(res.batchesCompleted, 2);
+    assert.deepEqual(rec.loggedSteps, [0, 1], 'the batch in flight was finished and logged');
+    assert.deepEqual(rec.checkpoints, [{ name: '000002', batch: 2, final: true }]);
+    assert.ok(!rec.calls.includes('collect:2'), 'no batch started after the stop');
+  });
+});

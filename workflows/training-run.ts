@@ -1,0 +1,218 @@
+// The seed's batch loop (do_sync_training) as a Temporal workflow. Each batch:
+//   publishPolicy → runEvaluation (every evalEvery) → collectRollouts → trainStep → saveCheckpoint (every saveEvery)
+//   → logMetrics
+// Durable state is the PolicyState (trainer paths) and the batch index; a worker crash costs an activity retry.
+// Continues as new when Temporal suggests it, carrying that state under the same workflow id.
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+  ApplicationFailure,
+} from '@temporalio/workflow';
+import type { TraceEvent, TrainingActivities } from '../activities/types';
+import type { RunConfig } from '../config/run-config';
+import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
+import type { CarriedState, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
+import { BATCH, EVAL_REWARD, MODEL_NAME, PHASE, RUN_NAME, TRAIN_REWARD } from './search-attributes';
+
+// Quick bookkeeping: retried until it works, each attempt short.
+const bookkeeping = proxyActivities<TrainingActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+// Talks to the trainer (model creation, loading a checkpoint): may wait on a busy service.
+const trainer = proxyActivities<TrainingActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+// Rollouts wait on agents; they heartbeat progress and resume from it on retry.
+const rollouts = proxyActivities<TrainingActivities>({
+  startToCloseTimeout: '4 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Strips inline datasets so that activity inputs stay small (prepareRun snapshots them to disk). */
+export function toSettings(config: RunConfig, runName: string): RunSettings {
+  const { trainDataset: _t, valDataset: _v, ...datasetBuilder } = config.datasetBuilder;
+  return { ...config, runName, datasetBuilder };
+}
+
+function runNameFrom(config: RunConfig): string {
+  if (config.runName) return config.runName;
+  const base = config.logPath.replace(/\/+$/, '').split('/').pop() ?? 'run';
+  return base.replace(/[^A-Za-z0-9._-]/g, '-') || 'run';
+}
+
+const checkpointName = (step: number) => String(step).padStart(6, '0');
+
+export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunResult> {
+  const { config } = input;
+  const runName = runNameFrom(config);
+  const settings = toSettings(config, runName);
+  const carried = input.carried;
+
+  let phase: Phase = 'starting';
+  let paused = carried?.paused ?? false;
+  let stopRequested = false;
+  let stopped = false;
+  let batch = carried?.nextBatch ?? 0;
+  let numBatches = 0;
+  let lastMetrics: Metrics = carried?.lastMetrics ?? {};
+  let policy: PolicyState | undefined = carried?.policy;
+  let finalCheckpoint: string | null = null;
+  const startedAtMs = carried?.startedAtMs ?? Date.now();
+  let batchStartedAtMs = Date.now();
+  let batchesDone = 0;
+  let batchSecondsTotal = 0;
+
+  setHandler(pauseSignal, () => {
+    paused = true;
+  });
+  setHandler(resumeSignal, () => {
+    paused = false;
+  });
+  setHandler(progressQuery, (): Progress => ({
+    runName,
+    batch,
+    numBatches,
+    phase,
+    paused,
+    stopRequested,
+    lastMetrics,
+    policyStep: policy?.step ?? 0,
+    startedAtMs,
+    batchStartedAtMs,
+    secondsPerBatch: batchesDone > 0 ? batchSecondsTotal / batchesDone : null,
+  }));
+  setHandler(stopUpdate, async (req) => {
+    if (!stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
+    stopRequested = true;
+    paused = false; // a paused run stops at once
+    await condition(() => stopped);
+    return { stoppedAfterBatch: batch, finalCheckpoint };
+  });
+
+  const setPhase = (p: Phase) => {
+    phase = p;
+    upsertSearchAttributes([{ key: PHASE, value: p }]);
+  };
+
+  upsertSearchAttributes([
+    { key: RUN_NAME, value: runName },
+    { key: MODEL_NAME, value: config.modelName },
+  ]);
+
+  const prepared = await bookkeeping.prepareRun(config, runName);
+  numBatches = prepared.numBatches;
+  if (numBatches === 0) {
+    throw ApplicationFailure.nonRetryable(
+      `the training set gives no batch (batchSize ${config.datasetBuilder.batchSize}, ${prepared.note ?? 'check the dataset'})`,
+      'EmptyDataset',
+    );
+  }
+  policy ??= await trainer.initPolicy(settings, batch);
+  upsertMemo({ numBatches, logPath: config.logPath });
+
+  const traceEvents: TraceEvent[] = [];
+  const timed = async <T>(name: string, fn: () => Promise<T>, metrics: Metrics): Promise<T> => {
+    const t0 = Date.now();
+    try {
+      return await fn();
+    } finally {
+      const seconds = (Date.now() - t0) / 1000;
+      metrics[`time/${name}`] = seconds;
+      if (config.enableTrace) traceEvents.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch } });
+    }
+  };
+
+  const startBatch = batch;
+  for (; batch < numBatches; batch++) {
+    if (paused) {
+      setPhase('paused');
+      await condition(() => !paused);
+    }
+    if (stopRequested) break;
+
+    batchStartedAtMs = Date.now();
+    traceEvents.length = 0;
+    const metrics: Metrics = {
+      'progress/batch': batch,
+      'optim/lr': config.learningRate,
+      'progress/done_frac': (batch + 1) / numBatches,
+    };
+    const current: PolicyState = policy;
+
+    if (config.evalEvery > 0 && batch % config.evalEvery === 0) {
+      setPhase('evaluating');
+      const evalMetrics = await timed(
+        'run_evals',
+        async () => {
+          const resourcesId = await bookkeeping.publishPolicy(settings, batch, 'eval', current);
+          return rollouts.runEvaluation(settings, batch, resourcesId, prepared.datasetSha256);
+        },
+        metrics,
+      );
+      Object.assign(metrics, evalMetrics);
+      const evalReward = evalMetrics['test/env/all/reward/total'];
+      if (evalReward !== undefined && Number.isFinite(evalReward)) upsertSearchAttributes([{ key: EVAL_REWARD, value: evalReward }]);
+    }
+
+    setPhase('publishing policy');
+    const resourcesId = await bookkeeping.publishPolicy(settings, batch, 'train', current);
+
+    setPhase('collecting rollouts');
+    const collected = await timed('sample', () => rollouts.collectRollouts(settings, batch, resourcesId, prepared.datasetSha256), metrics);
+
+    setPhase('training');
+    const stepResult = await timed('train', () => trainer.trainStep(settings, batch, collected, current), metrics);
+    Object.assign(metrics, stepResult.metrics);
+    policy = stepResult.state;
+
+    if (config.saveEvery > 0 && (batch + 1) % config.saveEvery === 0) {
+      setPhase('checkpointing');
+      await timed('save_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(batch + 1), batch + 1, policy!, false), metrics);
+    }
+
+    metrics['time/total'] = (Date.now() - batchStartedAtMs) / 1000;
+    setPhase('logging');
+    await bookkeeping.logMetrics(settings, batch, metrics, config.enableTrace ? [...traceEvents] : []);
+    lastMetrics = metrics;
+    batchesDone++;
+    batchSecondsTotal += metrics['time/total'];
+
+    const trainReward = metrics['env/all/reward/total'];
+    upsertSearchAttributes([
+      { key: BATCH, value: batch + 1 },
+      ...(trainReward !== undefined && Number.isFinite(trainReward) ? [{ key: TRAIN_REWARD, value: trainReward }] : []),
+    ]);
+    log.info('batch done', { batch, reward: trainReward ?? null, seconds: metrics['time/total'] });
+
+    // Continue as new between batches, never with a stop pending (its caller waits on this run).
+    if (workflowInfo().continueAsNewSuggested && !stopRequested && batch + 1 < numBatches) {
+      await condition(allHandlersFinished);
+      const next: CarriedState = { nextBatch: batch + 1, policy, paused, lastMetrics, startedAtMs };
+      await continueAsNew<typeof trainingRun>({ config, carried: next });
+    }
+  }
+
+  const stoppedEarly = batch < numBatches;
+  if (startBatch < numBatches) {
+    setPhase('saving final checkpoint');
+    finalCheckpoint = checkpointName(batch);
+    await bookkeeping.saveCheckpoint(settings, stoppedEarly ? finalCheckpoint : 'final', batch, policy, true);
+    if (!stoppedEarly) finalCheckpoint = 'final';
+  }
+  setPhase(stoppedEarly ? 'stopped' : 'done');
+  stopped = true;
+  // Let a waiting stop update see `stopped` and reply before the run completes.
+  await condition(allHandlersFinished);
+  return { runName, batchesCompleted: batch, numBatches, finalCheckpoint, stoppedEarly, lastMetrics };
+}
