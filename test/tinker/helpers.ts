@@ -1,0 +1,32 @@
+// Shared by the tinker tests: an in-process trainer on a temporary data dir, and a fixed training batch.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Engine } from '../../trainer/engine';
+import { createBigramEngine } from '../../trainer/server/bigram-engine';
+import { startTrainerServer, type TrainerServer } from '../../trainer/server/server';
+import type { Datum } from '../../tinker';
+
+export const BIGRAM_MODEL = 'local/bigram';
+
+export function tempDir(prefix: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startTestTrainer(opts: { engine?: Engine; dataDir: string; token?: string; longPollMs?: number; gapTimeoutMs?: number }): Promise<TrainerServer> {
+  return startTrainerServer({ engine: opts.engine ?? createBigramEngine(), ...opts });
+}
+
+/** Next-token cross-entropy datum for a text, tokenized as bytes. */
+export function textDatum(text: string): Datum {
+  const tokens = [...Buffer.from(text, 'utf8')];
+  return {
+    modelInput: tokens.slice(0, -1),
+    lossFnInputs: { target_tokens: tokens.slice(1), weights: tokens.slice(1).map(() => 1) },
+  };
+}
+
+export function sum(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,17 @@
+// The Tinker API client: talks to hosted Tinker or the local trainer (trainer/main.ts) alike.
+export { ServiceClient, type BaseModelCapability, type LoraOptions } from './service-client';
+export { TrainingClient, type TrainingInfo, type SaveOptions } from './training-client';
+export { SamplingClient, type SampleOptions } from './sampling-client';
+export { DEFAULT_BASE_URL, type TinkerClientOptions, type CallOptions } from './config';
+export { RequestFailedError, TinkerApiError, TinkerTimeoutError } from './errors';
+export type {
+  AdamParams,
+  Datum,
+  ForwardBackwardResult,
+  LossFn,
+  SampleResult,
+  SampledSequence,
+  SamplingParams,
+  StopReason,
+} from './wire/types';
+export { DEFAULT_ADAM } from './wire/types';

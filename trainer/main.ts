@@ -1,0 +1,36 @@
+// `npm run trainer`: the local Tinker-compatible trainer on 127.0.0.1:8110 (flags --host --port --data,
+// env TRAINER_HOST/_PORT/_DATA; --engine local|bigram; AGL_TRAINER_TOKEN to require a token).
+import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import type { Engine } from './engine';
+import { createBigramEngine } from './server/bigram-engine';
+import { startTrainerServer } from './server/server';
+import { createEngine } from './model';
+
+function engineFor(kind: string, dataDir: string): Engine {
+  if (kind === 'local') return createEngine({ dataDir, log: (line) => process.stderr.write(`[trainer] ${line}\n`) });
+  if (kind === 'bigram') return createBigramEngine();
+  throw new UsageError(`trainer: --engine must be local or bigram, got ${JSON.stringify(kind)}`);
+}
+
+runMain(async () => {
+  const args = parseServiceArgs(process.argv.slice(2), {
+    name: 'trainer',
+    envPrefix: 'TRAINER',
+    defaultPort: 8110,
+    defaultDataDir: '.data/trainer',
+    extra: { engine: 'AGL_TRAINER_ENGINE' },
+  });
+  const engine = engineFor(args.values.engine ?? 'local', args.dataDir);
+  const server = await startTrainerServer({
+    engine,
+    dataDir: args.dataDir,
+    host: args.host,
+    port: args.port,
+    token: process.env.AGL_TRAINER_TOKEN || undefined,
+    log: (line) => process.stderr.write(`[trainer] ${line}\n`),
+  });
+  announceListening('trainer', args.host, server.port);
+  const shutdown = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+});

@@ -1,0 +1,126 @@
+// Where the trainer keeps what must survive a restart, under its data dir:
+//   runs/<model_id>/run.json                        base model, LoRA rank, seed
+//   runs/<model_id>/weights/<name>/                 weights + optimizer state (save_weights)
+//   runs/<model_id>/sampler_weights/<name>/         frozen sampler weights (save_weights_for_sampler)
+//   sampling-sessions.jsonl                         sampling sessions backed by a path or a base model
+// Checkpoint URIs are tinker://<model_id>/<weights|sampler_weights>/<name> (§A.3).
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RequestError } from './futures';
+
+export type CheckpointKind = 'weights' | 'sampler_weights';
+
+export interface TinkerPath {
+  modelId: string;
+  kind: CheckpointKind;
+  name: string;
+}
+
+export interface RunInfo {
+  modelId: string;
+  baseModel: string;
+  loraRank: number;
+  seed: number;
+  createdAt: string;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9:._-]{0,255}$/;
+
+export function checkName(name: string): string {
+  if (!NAME.test(name)) throw new RequestError(`checkpoint name ${JSON.stringify(name)} must match ${NAME}`);
+  return name;
+}
+
+export function formatTinkerPath(p: TinkerPath): string {
+  return `tinker://${p.modelId}/${p.kind}/${p.name}`;
+}
+
+export function parseTinkerPath(uri: unknown): TinkerPath {
+  if (typeof uri !== 'string' || !uri.startsWith('tinker://')) throw new RequestError(`path must be a tinker:// URI, got ${JSON.stringify(uri)}`);
+  const parts = uri.slice('tinker://'.length).split('/');
+  if (parts.length !== 3 || (parts[1] !== 'weights' && parts[1] !== 'sampler_weights') || !MODEL_ID.test(parts[0])) {
+    throw new RequestError(`path ${JSON.stringify(uri)} must look like tinker://<model_id>/<weights|sampler_weights>/<name>`);
+  }
+  return { modelId: parts[0], kind: parts[1], name: checkName(parts[2]) };
+}
+
+export class CheckpointStore {
+  constructor(readonly dataDir: string) {}
+
+  runDir(modelId: string): string {
+    if (!MODEL_ID.test(modelId)) throw new RequestError(`bad model_id ${JSON.stringify(modelId)}`);
+    return path.join(this.dataDir, 'runs', modelId);
+  }
+
+  dir(p: TinkerPath): string {
+    return path.join(this.runDir(p.modelId), p.kind, checkName(p.name));
+  }
+
+  exists(p: TinkerPath): boolean {
+    return existsSync(path.join(this.dir(p), 'checkpoint.json'));
+  }
+
+  /** Fails with a user error when the checkpoint is missing. */
+  requireExisting(p: TinkerPath): string {
+    if (!this.exists(p)) throw new RequestError(`checkpoint ${formatTinkerPath(p)} does not exist`, 404);
+    return this.dir(p);
+  }
+
+  async writeRun(info: RunInfo): Promise<void> {
+    const dir = this.runDir(info.modelId);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'run.json'), JSON.stringify(info));
+  }
+
+  async readRun(modelId: string): Promise<RunInfo | undefined> {
+    try {
+      return JSON.parse(await readFile(path.join(this.runDir(modelId), 'run.json'), 'utf8')) as RunInfo;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes into a temporary directory, then renames it into place, so a crash never leaves half a checkpoint. */
+  async save(p: TinkerPath, overwrite: boolean, write: (dir: string) => Promise<void>): Promise<string> {
+    const final = this.dir(p);
+    if (this.exists(p) && !overwrite) {
+      throw new RequestError(`checkpoint ${formatTinkerPath(p)} already exists (pass overwrite to replace it)`, 409);
+    }
+    const tmp = `${final}.tmp-${process.pid}-${Date.now()}`;
+    await mkdir(tmp, { recursive: true });
+    await write(tmp);
+    await writeFile(path.join(tmp, 'checkpoint.json'), JSON.stringify({ path: formatTinkerPath(p), time: new Date().toISOString() }));
+    await rm(final, { recursive: true, force: true });
+    await rename(tmp, final);
+    return formatTinkerPath(p);
+  }
+
+  async remove(p: TinkerPath): Promise<void> {
+    await rm(this.dir(p), { recursive: true, force: true });
+  }
+
+  async appendSamplingSession(record: Record<string, unknown>): Promise<void> {
+    await mkdir(this.dataDir, { recursive: true });
+    await appendFile(path.join(this.dataDir, 'sampling-sessions.jsonl'), `${JSON.stringify(record)}\n`);
+  }
+
+  async readSamplingSessions(): Promise<Record<string, unknown>[]> {
+    try {
+      const text = await readFile(path.join(this.dataDir, 'sampling-sessions.jsonl'), 'utf8');
+      return text
+        .split('\n')
+        .filter((l) => l.trim())
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as Record<string, unknown>];
+          } catch {
+            return []; // a torn last line after a crash
+          }
+        });
+    } catch {
+      return [];
+    }
+  }
+}

@@ -1,0 +1,228 @@
+// HTTP front of the local trainer: routes /api/v1/* to TinkerService, decodes JSON or protobuf bodies,
+// long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
+// it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../engine';
+import {
+  WireFormatError,
+  forwardBackwardOutputToJson,
+  forwardBackwardOutputToProto,
+  forwardBackwardRequestFromProto,
+  sampleResultToJson,
+  sampleResultToProto,
+} from '../../tinker/wire/codec';
+import { RequestError, type FuturePayload } from './futures';
+import { TinkerService } from './tinker-service';
+import { asBody, optBool, reqString, type Body } from './validate';
+
+const PROTO = 'application/x-protobuf';
+const MAX_BODY = 256 << 20;
+
+export interface TrainerServerOptions {
+  engine: Engine;
+  dataDir: string;
+  host?: string;
+  port?: number;
+  /** When set, every request but healthz needs `Authorization: Bearer <token>` or `X-API-Key: <token>`. */
+  token?: string;
+  longPollMs?: number;
+  gapTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface TrainerServer {
+  readonly url: string;
+  readonly port: number;
+  readonly service: TinkerService;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, body: Buffer, params: string[], res: ServerResponse) => Promise<unknown>;
+
+function json(body: Buffer): Body {
+  if (body.length === 0) return {};
+  try {
+    return asBody(JSON.parse(body.toString('utf8')));
+  } catch (err) {
+    if (err instanceof RequestError) throw err;
+    throw new RequestError(`request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendProto(res: ServerResponse, bytes: Uint8Array): void {
+  res.writeHead(200, { 'content-type': PROTO, 'content-length': bytes.byteLength });
+  res.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new RequestError(`request body over ${MAX_BODY} bytes`, 413));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function authorized(req: IncomingMessage, token: string): boolean {
+  const auth = req.headers.authorization;
+  if (auth && auth === `Bearer ${token}`) return true;
+  return req.headers['x-api-key'] === token;
+}
+
+export function buildRoutes(service: TinkerService): Map<string, Handler> {
+  const routes = new Map<string, Handler>();
+  const post = (path: string, h: (b: Body) => unknown) => routes.set(`POST ${path}`, async (_req, body) => h(json(body)));
+
+  routes.set('GET /healthz', async () => ({ status: 'ok' }));
+  routes.set('GET /get_server_capabilities', async () => service.capabilities());
+  post('/client/config', () => service.clientConfig());
+  post('/client/dynamic_config', () => ({ refresh_interval_sec: 300 }));
+  post('/telemetry', () => ({ status: 'accepted' }));
+  post('/cancel_future', () => ({}));
+  post('/create_session', (b) => service.createSession(b));
+  post('/session_heartbeat', (b) => service.heartbeat(b));
+  post('/create_model', (b) => service.createModel(b));
+  post('/get_info', (b) => service.getInfo(b));
+  post('/unload_model', (b) => service.unloadModel(b));
+  post('/optim_step', (b) => service.optimStep(b));
+  post('/save_weights', (b) => service.saveWeights(b));
+  post('/save_weights_for_sampler', (b) => service.saveWeightsForSampler(b));
+  post('/load_weights', (b) => service.loadWeights(b));
+  post('/create_sampling_session', (b) => service.createSamplingSession(b));
+  post('/asample', (b) => service.sample(b));
+  post('/weights_info', (b) => service.weightsInfo(b));
+  post('/forward', (b) => service.forwardBackwardJson(b, true));
+  routes.set('POST /forward_backward', async (req, body) => {
+    if (req.headers['content-encoding'] && req.headers['content-encoding'] !== 'identity') {
+      throw new RequestError(`Content-Encoding ${req.headers['content-encoding']} is not supported (client/config says proto_compress_fwdbwd=false)`, 415);
+    }
+    if ((req.headers['content-type'] ?? '').includes(PROTO)) return service.forwardBackward(forwardBackwardRequestFromProto(body));
+    return service.forwardBackwardJson(json(body), false);
+  });
+  routes.set('GET /samplers/*', async (_req, _body, [id]) => service.sampler(id));
+  routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.trainingRun(id));
+  routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.deleteCheckpoint(id, ckpt));
+  routes.set('POST /retrieve_future', async (req, body, _p, res) => {
+    const b = json(body);
+    const requestId = reqString(b, 'request_id');
+    optBool(b, 'allow_metadata_only');
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const payload = await service.futures.wait(requestId, service.longPollMs, abort.signal);
+    if (payload === undefined) throw new RequestError(`unknown request_id ${JSON.stringify(requestId)}`, 404);
+    if (payload === 'pending') return { type: 'try_again', request_id: requestId, queue_state: 'active' };
+    return encodePayload(payload, (req.headers.accept ?? '').includes(PROTO), res);
+  });
+  return routes;
+}
+
+/** Results go back as protobuf only for sample / forward_backward and only when asked (§A.7). */
+function encodePayload(p: FuturePayload, wantProto: boolean, res: ServerResponse): unknown {
+  switch (p.kind) {
+    case 'error':
+      return { error: p.error, category: p.category };
+    case 'json':
+      return p.body;
+    case 'sample':
+      if (wantProto) return sendProto(res, sampleResultToProto(p.result));
+      return sampleResultToJson(p.result);
+    case 'forward_backward':
+      if (wantProto) return sendProto(res, forwardBackwardOutputToProto(p.result));
+      return forwardBackwardOutputToJson(p.result);
+  }
+}
+
+function match(routes: Map<string, Handler>, method: string, path: string): [Handler, string[]] | undefined {
+  const exact = routes.get(`${method} ${path}`);
+  if (exact) return [exact, []];
+  const segs = path.split('/').filter(Boolean);
+  for (const [key, handler] of routes) {
+    const [m, pattern] = key.split(' ');
+    if (m !== method || !pattern.includes('*')) continue;
+    const pat = pattern.split('/').filter(Boolean);
+    const params: string[] = [];
+    let ok = true;
+    for (let i = 0; i < pat.length; i++) {
+      if (pat[i] === '**') {
+        params.push(segs.slice(i).map(decodeURIComponent).join('/'));
+        ok = segs.length > i;
+        break;
+      }
+      if (i >= segs.length) ok = false;
+      else if (pat[i] === '*') params.push(decodeURIComponent(segs[i]));
+      else if (pat[i] !== segs[i]) ok = false;
+      if (!ok) break;
+      if (i === pat.length - 1 && segs.length !== pat.length) ok = false;
+    }
+    if (ok) return [handler, params];
+  }
+  return undefined;
+}
+
+export async function startTrainerServer(opts: TrainerServerOptions): Promise<TrainerServer> {
+  const service = new TinkerService(opts);
+  await service.restore();
+  const routes = buildRoutes(service);
+  const log = opts.log ?? (() => undefined);
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://local');
+      const prefix = '/api/v1';
+      try {
+        if (!url.pathname.startsWith(prefix)) throw new RequestError(`no such endpoint ${url.pathname}`, 404);
+        const path = url.pathname.slice(prefix.length) || '/';
+        if (opts.token && path !== '/healthz' && !authorized(req, opts.token)) {
+          throw new RequestError('missing or wrong API token (Authorization: Bearer or X-API-Key)', 401);
+        }
+        const found = match(routes, req.method ?? 'GET', path);
+        if (!found) throw new RequestError(`no such endpoint ${req.method} ${url.pathname}`, 404);
+        const body = await readBody(req);
+        const result = await found[0](req, body, found[1], res);
+        if (!res.headersSent) send(res, 200, result ?? {});
+      } catch (err) {
+        if (err instanceof RequestError) send(res, err.status, { error: err.message, category: 'user' });
+        else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: (err as Error).message, category: 'user' });
+        else {
+          log(`error on ${req.method} ${url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
+          send(res, 500, { error: (err as Error)?.message ?? String(err), category: 'server' });
+        }
+      }
+    })();
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0; // long polls hold requests open
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    service,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

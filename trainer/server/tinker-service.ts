@@ -1,0 +1,445 @@
+// The state and operations of the local Tinker-compatible trainer: sessions, training models (each with its
+// seq_id queue), sampling sessions (frozen weights), checkpoints on disk, and futures for queued work.
+// Handlers take decoded bodies and return JSON-able objects; the HTTP layer (server.ts) does the wire.
+import { randomUUID } from 'node:crypto';
+import type { BaseModelInfo, Engine, EngineDatum, FrozenWeights, LossFn, TrainableModel } from '../engine';
+import type { ForwardBackwardResult } from '../../tinker/wire/types';
+import { datumFromJson, modelInputFromJson, type ForwardBackwardRequest } from '../../tinker/wire/codec';
+import { CheckpointStore, checkName, formatTinkerPath, parseTinkerPath, type RunInfo, type TinkerPath } from './checkpoints';
+import { FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
+import { SeqQueue } from './seq-queue';
+import {
+  adamFromWire,
+  asBody,
+  checkData,
+  checkLossFn,
+  checkLossFnConfig,
+  checkPrompt,
+  optBool,
+  optInt,
+  optString,
+  reqInt,
+  reqString,
+  samplingParamsFromWire,
+  type Body,
+} from './validate';
+
+interface TrainingRun {
+  info: RunInfo;
+  /** Resolves once create_model's future has built the model. */
+  model: Promise<TrainableModel>;
+  queue: SeqQueue;
+  lastRequestTime: string;
+}
+
+interface SamplingSession {
+  id: string;
+  baseModel: string;
+  modelPath?: string;
+  weights: Promise<FrozenWeights>;
+}
+
+export interface TinkerServiceOptions {
+  engine: Engine;
+  dataDir: string;
+  /** How long retrieve_future holds a pending request before answering try_again. */
+  longPollMs?: number;
+  gapTimeoutMs?: number;
+}
+
+export class TinkerService {
+  readonly futures = new FutureTable();
+  readonly checkpoints: CheckpointStore;
+  private readonly engine: Engine;
+  private readonly sessions = new Map<string, { createdAt: number; lastHeartbeat: number }>();
+  private readonly runs = new Map<string, TrainingRun>();
+  private readonly createModelFutures = new Map<string, string>();
+  private readonly samplers = new Map<string, SamplingSession>();
+  private readonly sampleRequests = new Map<string, string>();
+  readonly longPollMs: number;
+  private readonly gapTimeoutMs: number;
+
+  constructor(opts: TinkerServiceOptions) {
+    this.engine = opts.engine;
+    this.checkpoints = new CheckpointStore(opts.dataDir);
+    this.longPollMs = opts.longPollMs ?? 25_000;
+    this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
+  }
+
+  /** Re-registers the sampling sessions of an earlier life that were backed by a path or a base model. */
+  async restore(): Promise<void> {
+    for (const rec of await this.checkpoints.readSamplingSessions()) {
+      const id = rec.sampling_session_id;
+      if (typeof id !== 'string' || this.samplers.has(id)) continue;
+      const modelPath = typeof rec.model_path === 'string' ? rec.model_path : undefined;
+      const baseModel = typeof rec.base_model === 'string' ? rec.base_model : undefined;
+      this.samplers.set(id, this.lazySampler(id, modelPath, baseModel));
+    }
+  }
+
+  baseModel(name: string): BaseModelInfo {
+    const info = this.engine.baseModels().find((m) => m.name === name);
+    if (!info) {
+      throw new RequestError(`unknown base model ${JSON.stringify(name)}; this trainer serves ${this.engine.baseModels().map((m) => m.name).join(', ')}`, 404);
+    }
+    return info;
+  }
+
+  // ---- direct endpoints ----
+
+  capabilities() {
+    return {
+      supported_models: this.engine.baseModels().map((m) => ({
+        model_name: m.name,
+        max_context_length: m.maxContextLength,
+        trainable: true,
+        sampleable: true,
+      })),
+    };
+  }
+
+  clientConfig() {
+    return {
+      pjwt_auth_enabled: false,
+      credential_default_source: 'api_key',
+      use_pyqwest_transport: false,
+      parallel_fwdbwd_chunks: false,
+      proto_write_fwdbwd: false,
+      proto_compress_fwdbwd: false,
+      create_model_via_load_weights: false,
+      sample_use_retrieve_futures: false,
+      sample_join_sampling_session: false,
+      custom_loss_server_side: false,
+    };
+  }
+
+  createSession(_b: Body) {
+    const id = `s-${randomUUID()}`;
+    this.sessions.set(id, { createdAt: Date.now(), lastHeartbeat: Date.now() });
+    return { session_id: id, type: 'create_session' };
+  }
+
+  heartbeat(b: Body) {
+    const id = reqString(b, 'session_id');
+    const s = this.sessions.get(id);
+    // Sessions of an earlier life of this trainer are adopted, so clients survive a trainer restart.
+    if (s) s.lastHeartbeat = Date.now();
+    else this.sessions.set(id, { createdAt: Date.now(), lastHeartbeat: Date.now() });
+    return { type: 'session_heartbeat' };
+  }
+
+  getInfo(b: Body) {
+    const run = this.run(reqString(b, 'model_id'));
+    const info = this.baseModel(run.info.baseModel);
+    return {
+      type: 'get_info',
+      model_id: run.info.modelId,
+      model_data: { arch: 'local', model_name: info.name, tokenizer_id: info.tokenizerName },
+      is_lora: true,
+      lora_rank: run.info.loraRank,
+      model_name: info.name,
+      // Extensions (ignored by the SDK): what a reattaching client needs.
+      renderer_name: info.rendererName,
+      next_seq_id: run.queue.nextSeqId(),
+    };
+  }
+
+  async weightsInfo(b: Body) {
+    const p = parseTinkerPath(reqString(b, 'tinker_path'));
+    this.checkpoints.requireExisting(p);
+    const run = await this.checkpoints.readRun(p.modelId);
+    if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
+    return { base_model: run.baseModel, is_lora: true, lora_rank: run.loraRank, train_unembed: true, train_mlp: true, train_attn: true };
+  }
+
+  async trainingRun(modelId: string) {
+    const live = this.runs.get(modelId);
+    const info = live?.info ?? (await this.checkpoints.readRun(modelId));
+    if (!info) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
+    return {
+      training_run_id: info.modelId,
+      base_model: info.baseModel,
+      model_owner: 'local',
+      is_lora: true,
+      corrupted: false,
+      lora_rank: info.loraRank,
+      last_request_time: live?.lastRequestTime ?? info.createdAt,
+      user_metadata: {},
+    };
+  }
+
+  async deleteCheckpoint(modelId: string, checkpointId: string) {
+    const [kind, name] = checkpointId.split('/');
+    const p = parseTinkerPath(`tinker://${modelId}/${kind}/${name}`);
+    await this.checkpoints.remove(p);
+    return {};
+  }
+
+  sampler(id: string) {
+    const s = this.samplers.get(id);
+    if (!s) throw new RequestError(`unknown sampling session ${JSON.stringify(id)}`, 404);
+    return { sampler_id: s.id, base_model: s.baseModel, model_path: s.modelPath ?? null };
+  }
+
+  async createSamplingSession(b: Body) {
+    const sessionId = reqString(b, 'session_id');
+    const seq = reqInt(b, 'sampling_session_seq_id', 0);
+    const modelPath = optString(b, 'model_path');
+    const baseModel = optString(b, 'base_model');
+    if (!modelPath && !baseModel) throw new RequestError('create_sampling_session needs model_path or base_model');
+    const id = `${sessionId}:sample:${seq}`;
+    if (!this.samplers.has(id)) {
+      let base = baseModel;
+      if (modelPath) {
+        const p = parseTinkerPath(modelPath);
+        this.checkpoints.requireExisting(p);
+        base = (await this.checkpoints.readRun(p.modelId))?.baseModel ?? base;
+      }
+      this.baseModel(base!);
+      const session = this.lazySampler(id, modelPath, base);
+      await session.weights; // surface load errors now, as a direct error
+      this.samplers.set(id, session);
+      await this.checkpoints.appendSamplingSession({ sampling_session_id: id, model_path: modelPath, base_model: base });
+    }
+    return { sampling_session_id: id, type: 'create_sampling_session' };
+  }
+
+  // ---- future endpoints: each returns {request_id, model_id?} at once ----
+
+  createModel(b: Body) {
+    const sessionId = reqString(b, 'session_id');
+    const modelSeq = reqInt(b, 'model_seq_id', 0);
+    const baseModel = reqString(b, 'base_model');
+    this.baseModel(baseModel);
+    const lora = (b.lora_config ?? {}) as Body;
+    const loraRank = optInt(lora, 'rank', 1) ?? 32;
+    const seed = optInt(lora, 'seed', 0) ?? 0;
+    const modelId = `${sessionId}:train:${modelSeq}`;
+    const existing = this.createModelFutures.get(modelId);
+    if (existing) return { request_id: existing, model_id: modelId };
+
+    const requestId = this.futures.create();
+    this.createModelFutures.set(modelId, requestId);
+    const info: RunInfo = { modelId, baseModel, loraRank, seed, createdAt: new Date().toISOString() };
+    const model = this.engine.createModel(baseModel, { loraRank, seed });
+    model.catch(() => undefined); // observed through the future
+    this.runs.set(modelId, { info, model, queue: new SeqQueue(1, this.gapTimeoutMs), lastRequestTime: info.createdAt });
+    void this.futures.run(requestId, async () => {
+      await model;
+      await this.checkpoints.writeRun(info);
+      return { kind: 'json', body: { model_id: modelId, type: 'create_model' } };
+    });
+    return { request_id: requestId, model_id: modelId };
+  }
+
+  forwardBackwardJson(b: Body, forwardOnly: boolean) {
+    const run = this.run(reqString(b, 'model_id'));
+    return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
+      const input = asBody(b[forwardOnly ? 'forward_input' : 'forward_backward_input'] ?? b.forward_backward_input);
+      if (!Array.isArray(input.data)) throw new RequestError('data must be a list of datums');
+      return this.forwardWork(run, {
+        modelId: run.info.modelId,
+        seqId: -1,
+        data: input.data.map((d, i) => datumFromJson(d, `data[${i}]`)),
+        lossFn: input.loss_fn as string,
+        lossFnConfig: checkLossFnConfig(input.loss_fn_config),
+        forwardOnly,
+      });
+    });
+  }
+
+  /** The protobuf forward_backward (decoded by the HTTP layer, or the reason it could not be). */
+  forwardBackward(r: ForwardBackwardRequest) {
+    const run = this.run(r.modelId);
+    return this.enqueue(run, r.seqId > 0 ? r.seqId : undefined, () => this.forwardWork(run, r));
+  }
+
+  private forwardWork(run: TrainingRun, r: ForwardBackwardRequest) {
+    const lossFn: LossFn = checkLossFn(r.lossFn);
+    const data: EngineDatum[] = r.data;
+    checkData(data, lossFn, this.baseModel(run.info.baseModel));
+    const config = checkLossFnConfig(r.lossFnConfig);
+    return async (model: TrainableModel): Promise<FuturePayload> => {
+      const out = model.forwardBackward(data, lossFn, config, r.forwardOnly);
+      const result: ForwardBackwardResult = { lossFnOutputType: 'ArrayRecord', lossFnOutputs: out.lossFnOutputs, metrics: out.metrics };
+      return { kind: 'forward_backward', result };
+    };
+  }
+
+  optimStep(b: Body) {
+    const run = this.run(reqString(b, 'model_id'));
+    return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
+      const params = adamFromWire(b.adam_params);
+      return async (model) => ({ kind: 'json', body: { metrics: model.optimStep(params), type: 'optim_step' } });
+    });
+  }
+
+  saveWeights(b: Body) {
+    const run = this.run(reqString(b, 'model_id'));
+    const seq = optInt(b, 'seq_id', 0);
+    return this.enqueue(run, seq, () => {
+      const name = checkName(optString(b, 'path') ?? `seq-${seq ?? Date.now()}`);
+      const overwrite = optBool(b, 'overwrite') ?? false;
+      const p: TinkerPath = { modelId: run.info.modelId, kind: 'weights', name };
+      return async (model) => {
+        const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir));
+        return { kind: 'json', body: { path, type: 'save_weights' } };
+      };
+    });
+  }
+
+  saveWeightsForSampler(b: Body) {
+    const run = this.run(reqString(b, 'model_id'));
+    const seq = optInt(b, 'seq_id', 0);
+    const sessionId = run.info.modelId.split(':train:')[0];
+    return this.enqueue(run, seq, () => {
+      const name = optString(b, 'path');
+      const samplingSeq = optInt(b, 'sampling_session_seq_id', 0);
+      if (name === undefined && samplingSeq === undefined) throw new RequestError('save_weights_for_sampler needs path or sampling_session_seq_id');
+      if (name !== undefined) checkName(name);
+      return async (model) => {
+      const frozen = model.snapshot();
+      if (name !== undefined) {
+        const p: TinkerPath = { modelId: run.info.modelId, kind: 'sampler_weights', name: checkName(name) };
+        const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir));
+        return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
+      }
+      const id = `${sessionId}:sample:${samplingSeq}`;
+      this.samplers.set(id, { id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
+      return { kind: 'json', body: { sampling_session_id: id, type: 'save_weights_for_sampler' } };
+      };
+    });
+  }
+
+  loadWeights(b: Body) {
+    const run = this.run(reqString(b, 'model_id'));
+    return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
+    const p = parseTinkerPath(reqString(b, 'path'));
+    if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
+    const dir = this.checkpoints.requireExisting(p);
+    const withOptimizer = optBool(b, 'optimizer') ?? false;
+    return async (model) => {
+      const source = await this.checkpoints.readRun(p.modelId);
+      if (source && source.baseModel !== run.info.baseModel) {
+        throw new RequestError(`checkpoint ${formatTinkerPath(p)} is of base model ${source.baseModel}, not ${run.info.baseModel}`);
+      }
+      await model.loadState(dir, withOptimizer);
+      return { kind: 'json', body: { path: formatTinkerPath(p), model_id: run.info.modelId, type: 'load_weights' } };
+    };
+    });
+  }
+
+  unloadModel(b: Body) {
+    const modelId = reqString(b, 'model_id');
+    const run = this.run(modelId);
+    const requestId = this.futures.create();
+    void this.futures.run(requestId, async () => {
+      await run.model.catch(() => undefined);
+      this.runs.delete(modelId);
+      return { kind: 'json', body: { model_id: modelId, type: 'unload_model' } };
+    });
+    return { request_id: requestId, model_id: modelId };
+  }
+
+  sample(b: Body) {
+    const samplerId = optString(b, 'sampling_session_id');
+    let session: SamplingSession | undefined;
+    if (samplerId) {
+      session = this.samplers.get(samplerId);
+      if (!session) throw new RequestError(`unknown sampling_session_id ${JSON.stringify(samplerId)}`, 404);
+    } else {
+      // Sampling without a session (never done by the SDK since 0.3): base models only.
+      const baseModel = optString(b, 'base_model');
+      if (!baseModel) throw new RequestError('asample needs sampling_session_id (or base_model); create a sampling session for a model_path');
+      this.baseModel(baseModel);
+      session = this.lazySampler(`adhoc-${randomUUID()}`, undefined, baseModel);
+    }
+    const info = this.baseModel(session.baseModel);
+    const prompt = modelInputFromJson(b.prompt, 'prompt');
+    checkPrompt(prompt, info);
+    const params = samplingParamsFromWire(b.sampling_params, prompt.length, info);
+    const numSamples = optInt(b, 'num_samples', 1) ?? 1;
+    if (numSamples > 128) throw new RequestError('num_samples must be at most 128');
+    const wantPromptLogprobs = optBool(b, 'prompt_logprobs') ?? false;
+    const seq = optInt(b, 'seq_id', 0);
+    const key = seq === undefined ? undefined : `${session.id}#${seq}`;
+    const existing = key ? this.sampleRequests.get(key) : undefined;
+    if (existing) return { request_id: existing };
+
+    const requestId = this.futures.create();
+    if (key) this.sampleRequests.set(key, requestId);
+    const s = session;
+    void this.futures.run(requestId, async () => {
+      await new Promise((r) => setImmediate(r));
+      const weights = await s.weights;
+      const sequences = weights.sample(prompt, params, numSamples);
+      return {
+        kind: 'sample',
+        result: {
+          sequences: sequences.map((q) => ({ tokens: q.tokens, logprobs: q.logprobs, stopReason: q.stopReason })),
+          promptLogprobs: wantPromptLogprobs ? weights.promptLogprobs(prompt) : null,
+        },
+      };
+    });
+    return { request_id: requestId };
+  }
+
+  // ---- helpers ----
+
+  private run(modelId: string): TrainingRun {
+    const run = this.runs.get(modelId);
+    if (!run) throw new RequestError(`unknown model_id ${JSON.stringify(modelId)} (models do not survive a trainer restart: create a model and load_weights a saved tinker:// path)`, 404);
+    run.lastRequestTime = new Date().toISOString();
+    return run;
+  }
+
+  /**
+   * Queues a training request at its seq_id. `prepare` validates the request; when it throws, the seq_id is
+   * still taken (as a failed no-op) so the model's later requests are not held up waiting for it.
+   */
+  private enqueue(run: TrainingRun, seqId: number | undefined, prepare: () => (model: TrainableModel) => Promise<FuturePayload>) {
+    const requestId = this.futures.create();
+    let work: ((model: TrainableModel) => Promise<FuturePayload>) | undefined;
+    let invalid: unknown;
+    try {
+      work = prepare();
+    } catch (err) {
+      invalid = err;
+    }
+    const existing = run.queue.submit(
+      seqId,
+      requestId,
+      () => this.futures.run(requestId, async () => {
+        if (!work) throw invalid;
+        return work(await run.model);
+      }),
+      (message) => this.futures.settle(requestId, errorPayload(new RequestError(message))),
+    );
+    if (existing) return { request_id: existing, model_id: run.info.modelId };
+    if (invalid) throw invalid;
+    return { request_id: requestId, model_id: run.info.modelId };
+  }
+
+  private lazySampler(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
+    let weights: Promise<FrozenWeights>;
+    if (modelPath) {
+      const p = parseTinkerPath(modelPath);
+      weights = this.loadFrozenFrom(p);
+    } else {
+      weights = this.engine.baseWeights(baseModel!);
+    }
+    weights.catch(() => undefined);
+    return { id, baseModel: baseModel ?? '', modelPath, weights };
+  }
+
+  private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
+    const dir = this.checkpoints.requireExisting(p);
+    if (p.kind === 'sampler_weights') return this.engine.loadFrozen(dir);
+    // A training checkpoint: load it into a scratch model and freeze that.
+    const run = await this.checkpoints.readRun(p.modelId);
+    if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
+    const model = await this.engine.createModel(run.baseModel, { loraRank: run.loraRank, seed: run.seed });
+    await model.loadState(dir, false);
+    return model.snapshot();
+  }
+}
