@@ -64,11 +64,11 @@ test('user stop strings cut tokens, logprobs and content consistently', async ()
 });
 
 test('models and health', async () => {
-  const m = await (await fetch(`${h.proxy.url}/v1/models`)).json();
+  const m = (await (await fetch(`${h.proxy.url}/v1/models`)).json()) as any;
   assert.deepEqual(m.data.map((d: any) => d.id), ['local/tiny-hello']);
   const hl = await fetch(`${h.proxy.url}/health`);
   assert.equal(hl.status, 200);
-  assert.equal((await hl.json()).policy, 'p0');
+  assert.equal(((await hl.json()) as any).policy, 'p0');
 });
 
 const BAD: [string, unknown, RegExp, string | null][] = [
