@@ -1,0 +1,92 @@
+// `npm run proxy`: the OpenAI-compatible LLM proxy on 127.0.0.1:12306. Flags (env):
+//   --store URL (AGL_STORE_URL)        where rollout-scoped calls write spans (AGL_STORE_TOKEN if it needs one)
+//   --trainer URL (TINKER_BASE_URL)    the Tinker API to sample from (hosted Tinker or `npm run trainer`)
+//   --model NAME (AGL_PROXY_MODEL)     initial policy: this base model's sampler, so it serves before any switch
+//   --renderer NAME (AGL_PROXY_RENDERER)  default: the one recommended for the model
+//   --retries N (AGL_PROXY_RETRIES)    sampler retries per call (llmProxyRetryAttempts), default 0
+//   --call-timeout-ms MS, --drain-timeout-ms MS
+// AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need.
+import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import { parsePolicySpec } from './policy-spec';
+import type { PolicySpec } from './policy-spec';
+import type { PolicyManager } from './policy';
+import { SamplerError } from './sampler';
+import { startProxy } from './server';
+import { StoreSpanSink } from './span-sink';
+import { TinkerSamplerFactory } from './tinker-sampler';
+import { ApiError } from './errors';
+
+function intFlag(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`proxy: --${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The initial policy, retried until the trainer answers (calls wait for it meanwhile). */
+async function applyInitial(policies: PolicyManager, spec: PolicySpec, log: (l: string) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await policies.switchTo(spec);
+      log(`serving ${spec.modelName} (${spec.renderer})`);
+      return;
+    } catch (err) {
+      if (err instanceof ApiError || (err instanceof SamplerError && !err.retryable)) {
+        log(`initial policy rejected: ${(err as Error).message}`);
+        return;
+      }
+      if (attempt === 1 || attempt % 30 === 0) log(`initial policy not ready (${(err as Error).message}); retrying`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+runMain(async () => {
+  const args = parseServiceArgs(process.argv.slice(2), {
+    name: 'proxy',
+    envPrefix: 'PROXY',
+    defaultPort: 12306,
+    defaultDataDir: '.data/proxy',
+    extra: {
+      store: 'AGL_STORE_URL',
+      trainer: 'TINKER_BASE_URL',
+      model: 'AGL_PROXY_MODEL',
+      renderer: 'AGL_PROXY_RENDERER',
+      retries: 'AGL_PROXY_RETRIES',
+      'call-timeout-ms': 'AGL_PROXY_CALL_TIMEOUT_MS',
+      'drain-timeout-ms': 'AGL_PROXY_DRAIN_TIMEOUT_MS',
+    },
+  });
+  const v = args.values;
+  const log = (line: string) => process.stderr.write(`[proxy] ${line}\n`);
+  const factory = new TinkerSamplerFactory({ baseUrl: v.trainer, log });
+  let initialPolicy: PolicySpec | undefined;
+  if (v.model) {
+    try {
+      initialPolicy = parsePolicySpec({ switchId: `initial:${v.model}`, modelName: v.model, baseModel: v.model, renderer: v.renderer });
+    } catch (err) {
+      throw new UsageError(`proxy: ${err instanceof ApiError ? err.message : String(err)}`);
+    }
+  }
+  const proxy = await startProxy({
+    host: args.host,
+    port: args.port,
+    factory,
+    sink: v.store ? new StoreSpanSink(v.store, { token: process.env.AGL_STORE_TOKEN || undefined }) : null,
+    adminToken: process.env.AGL_PROXY_ADMIN_TOKEN || undefined,
+    retryAttempts: intFlag('retries', v.retries, 0),
+    callTimeoutMs: intFlag('call-timeout-ms', v['call-timeout-ms'], 300_000),
+    drainTimeoutMs: intFlag('drain-timeout-ms', v['drain-timeout-ms'], 30_000),
+    log,
+  });
+  if (initialPolicy) void applyInitial(proxy.policies, initialPolicy, log);
+  if (!v.store) log('no --store: rollout-scoped calls are served but record no spans');
+  announceListening('proxy', args.host, proxy.port);
+  const shutdown = () =>
+    void proxy
+      .close()
+      .then(() => factory.close())
+      .then(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+});

@@ -1,0 +1,89 @@
+// Sampler retries (llmProxyRetryAttempts), the per-call deadline, and client disconnects.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SamplerError } from '../../proxy/sampler';
+import type { SampledSequence, SampleParams, Sampler, SamplerFactory } from '../../proxy/sampler';
+import { startProxy } from '../../proxy/server';
+import { policy, post } from './helpers';
+
+class FlakySampler implements Sampler {
+  calls = 0;
+  constructor(private failures: number, private readonly retryable = true, private readonly delayMs = 0) {}
+  async sample(_prompt: number[], p: SampleParams): Promise<SampledSequence[]> {
+    this.calls++;
+    if (this.delayMs) {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, this.delayMs);
+        p.signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(p.signal.reason);
+        });
+      });
+    }
+    if (this.failures-- > 0) throw new SamplerError('temporarily unavailable', this.retryable);
+    const tokens = [...Buffer.from('ok\n\nUser:')];
+    return Array.from({ length: p.numSamples }, () => ({ tokens, logprobs: tokens.map(() => -1), stopReason: 'stop' as const }));
+  }
+}
+
+async function withProxy(sampler: Sampler, opts: { retryAttempts?: number; callTimeoutMs?: number }, fn: (url: string) => Promise<void>) {
+  const factory: SamplerFactory = { create: async () => sampler };
+  const p = await startProxy({ port: 0, factory, initialPolicy: policy(), log: () => {}, ...opts });
+  try {
+    await fn(p.url);
+  } finally {
+    await p.close();
+  }
+}
+
+const BODY = { messages: [{ role: 'user', content: 'hi' }] };
+
+test('retryable sampler errors are retried up to retryAttempts times', async () => {
+  const s = new FlakySampler(2);
+  await withProxy(s, { retryAttempts: 2 }, async (url) => {
+    const r = await post(`${url}/v1/chat/completions`, BODY);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.choices[0].message.content, 'ok');
+    assert.equal(s.calls, 3);
+  });
+  const s2 = new FlakySampler(2);
+  await withProxy(s2, { retryAttempts: 1 }, async (url) => {
+    const r = await post(`${url}/v1/chat/completions`, BODY);
+    assert.equal(r.status, 502);
+    assert.equal(r.json.error.code, 'sampler_error');
+    assert.equal(s2.calls, 2);
+  });
+});
+
+test('non-retryable sampler errors are not retried', async () => {
+  const s = new FlakySampler(1, false);
+  await withProxy(s, { retryAttempts: 3 }, async (url) => {
+    assert.equal((await post(`${url}/v1/chat/completions`, BODY)).status, 502);
+    assert.equal(s.calls, 1);
+  });
+});
+
+test('the per-call deadline answers 504 and aborts the sampler', async () => {
+  const s = new FlakySampler(0, true, 2000);
+  await withProxy(s, { callTimeoutMs: 150, retryAttempts: 3 }, async (url) => {
+    const r = await post(`${url}/v1/chat/completions`, BODY);
+    assert.equal(r.status, 504);
+    assert.equal(r.json.error.type, 'timeout');
+    assert.equal(s.calls, 1, 'no retry after the deadline');
+  });
+});
+
+test('a client that goes away aborts its sampler call and frees its slot', async () => {
+  const s = new FlakySampler(0, true, 3000);
+  const factory: SamplerFactory = { create: async () => s };
+  const p = await startProxy({ port: 0, factory, initialPolicy: policy(), log: () => {} });
+  try {
+    await assert.rejects(
+      fetch(`${p.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(BODY), headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(100) }),
+    );
+    for (let i = 0; i < 50 && p.policies.inFlightCalls() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(p.policies.inFlightCalls(), 0);
+  } finally {
+    await p.close();
+  }
+});
