@@ -1,7 +1,8 @@
 // The subset of Tinker's protobuf package `tinker_public` (proto3) that we read and write: the
 // forward_backward request body and the sample / forward_backward results of retrieve_future.
 // Written from the field table in reference/tinker-protocol.md §A.7, checked against SDK 0.38.0.
-// Fields we do not model (provenance spans, top-k, prompt alt tokens) are skipped by the decoder.
+// Fields we do not model (provenance spans, top-k, prompt alt tokens) are skipped by the decoder. Optional
+// bytes fields are declared plain: an empty value reads as absent, as the SDK treats it.
 import { Root, type Type } from 'protobufjs';
 
 const descriptor = {
@@ -15,7 +16,7 @@ const descriptor = {
         SampleResponse: {
           fields: {
             sequences: { rule: 'repeated', type: 'SampledSequence', id: 1 },
-            prompt_logprobs: { type: 'bytes', id: 2, options: { proto3_optional: true } },
+            prompt_logprobs: { type: 'bytes', id: 2 },
             prompt_cache_hit_tokens: { type: 'int32', id: 4 },
           },
         },
@@ -23,7 +24,7 @@ const descriptor = {
           fields: {
             stop_reason: { type: 'StopReason', id: 1 },
             tokens: { type: 'bytes', id: 2 },
-            logprobs: { type: 'bytes', id: 3, options: { proto3_optional: true } },
+            logprobs: { type: 'bytes', id: 3 },
           },
         },
         SparseCsr: {
@@ -98,7 +99,7 @@ const descriptor = {
           fields: {
             data: { type: 'bytes', id: 1 },
             format: { type: 'string', id: 2 },
-            expected_tokens: { type: 'int32', id: 3, options: { proto3_optional: true } },
+            expected_tokens: { type: 'int32', id: 3 },
           },
         },
         DmelChunk: { fields: { dmel: { type: 'bytes', id: 1 } } },

@@ -312,6 +312,7 @@ export class TinkerService {
   }
 
   loadWeights(b: Body) {
+    if (b.model_id === undefined || b.model_id === null) return this.createViaLoad(b);
     const run = this.run(reqString(b, 'model_id'));
     return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
     const p = parseTinkerPath(reqString(b, 'path'));
@@ -327,6 +328,48 @@ export class TinkerService {
       return { kind: 'json', body: { path: formatTinkerPath(p), model_id: run.info.modelId, type: 'load_weights' } };
     };
     });
+  }
+
+  /**
+   * SDK 0.38's create_training_client_from_state*: one load_weights with session_id + model_seq_id creates
+   * the model `<session>:train:<n>` from the checkpoint (its first request; later ones start at seq_id 1).
+   */
+  private async createViaLoadPrepare(b: Body) {
+    const p = parseTinkerPath(reqString(b, 'path'));
+    if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
+    const dir = this.checkpoints.requireExisting(p);
+    const source = await this.checkpoints.readRun(p.modelId);
+    if (!source) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
+    return { p, dir, source };
+  }
+
+  async createViaLoad(b: Body) {
+    const sessionId = reqString(b, 'session_id');
+    const modelSeq = reqInt(b, 'model_seq_id', 0);
+    const modelId = `${sessionId}:train:${modelSeq}`;
+    const existing = this.createModelFutures.get(modelId);
+    if (existing) return { request_id: existing, model_id: modelId };
+    const { p, dir, source } = await this.createViaLoadPrepare(b);
+    const baseModel = optString(b, 'base_model') ?? source.baseModel;
+    if (baseModel !== source.baseModel) throw new RequestError(`checkpoint ${formatTinkerPath(p)} is of base model ${source.baseModel}, not ${baseModel}`);
+    this.baseModel(baseModel);
+    const withOptimizer = optBool(b, 'optimizer') ?? false;
+    const requestId = this.futures.create();
+    this.createModelFutures.set(modelId, requestId);
+    const info: RunInfo = { modelId, baseModel, loraRank: source.loraRank, seed: source.seed, createdAt: new Date().toISOString() };
+    const model = (async () => {
+      const m = await this.engine.createModel(baseModel, { loraRank: info.loraRank, seed: info.seed });
+      await m.loadState(dir, withOptimizer);
+      return m;
+    })();
+    model.catch(() => undefined);
+    this.runs.set(modelId, { info, model, queue: new SeqQueue(1, this.gapTimeoutMs), lastRequestTime: info.createdAt });
+    void this.futures.run(requestId, async () => {
+      await model;
+      await this.checkpoints.writeRun(info);
+      return { kind: 'json', body: { path: formatTinkerPath(p), model_id: modelId, type: 'load_weights' } };
+    });
+    return { request_id: requestId, model_id: modelId };
   }
 
   unloadModel(b: Body) {
@@ -363,8 +406,10 @@ export class TinkerService {
     const wantPromptLogprobs = optBool(b, 'prompt_logprobs') ?? false;
     const seq = optInt(b, 'seq_id', 0);
     const key = seq === undefined ? undefined : `${session.id}#${seq}`;
+    // SDK 0.38 requires one id per requested sample in the promise (they become SampledSequence.sequence_id).
+    const promise = (id: string) => ({ request_id: id, sample_sequence_ids: sequenceIds(id, numSamples) });
     const existing = key ? this.sampleRequests.get(key) : undefined;
-    if (existing) return { request_id: existing };
+    if (existing) return promise(existing);
 
     const requestId = this.futures.create();
     if (key) this.sampleRequests.set(key, requestId);
@@ -381,7 +426,7 @@ export class TinkerService {
         },
       };
     });
-    return { request_id: requestId };
+    return promise(requestId);
   }
 
   // ---- helpers ----
@@ -442,4 +487,8 @@ export class TinkerService {
     await model.loadState(dir, false);
     return model.snapshot();
   }
+}
+
+function sequenceIds(requestId: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${requestId}:${i}`);
 }
