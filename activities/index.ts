@@ -1,9 +1,27 @@
-// Every activity the worker registers. Activities get their service URLs from the worker's environment, never
+// Every activity the worker registers. Activities get their credentials from the worker's environment, never
 // from workflow history, so secrets stay out of history.
 import { healthActivities } from './health';
+import { collectRollouts } from './collect-rollouts';
+import { initPolicy } from './init-policy';
+import { prepareRun } from './prepare-run';
+import { publishPolicy } from './publish-policy';
+import { logMetrics, saveCheckpoint } from './record-run';
+import { runEvaluation } from './run-evaluation';
+import { trainStep } from './train-step';
+import type { TrainingActivities } from './types';
 
 export function createActivities() {
-  return { ...healthActivities };
+  const training: TrainingActivities = {
+    prepareRun,
+    initPolicy,
+    publishPolicy,
+    runEvaluation,
+    collectRollouts,
+    trainStep,
+    saveCheckpoint,
+    logMetrics,
+  };
+  return { ...healthActivities, ...training };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

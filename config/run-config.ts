@@ -107,6 +107,6 @@ export function runNameOf(cfg: RunConfig): string {
   return base.replace(/[^A-Za-z0-9._-]/g, '-') || 'run';
 }
 
-export function proxyUrlOf(cfg: RunConfig): string {
+export function proxyUrlOf(cfg: Pick<RunConfig, 'proxyUrl' | 'llmProxyPort'>): string {
   return cfg.proxyUrl ?? `http://127.0.0.1:${cfg.llmProxyPort}`;
 }

@@ -37,10 +37,15 @@ export interface PolicyState {
 
 /** The rollouts of one batch, in task order: one group per task, groupSize rollouts each. */
 export interface CollectedBatch {
-  groups: { taskIndex: number; rolloutIds: string[] }[];
+  groups: CollectedGroup[];
   counts: { succeeded: number; failed: number; cancelled: number; other: number };
-  /** Mean final reward over rollouts that reported one (NaN-free; null when none did). */
-  meanReward: number | null;
+}
+
+export interface CollectedGroup {
+  taskIndex: number;
+  rolloutIds: string[];
+  /** Final status of each rollout (the store's RolloutStatus). */
+  statuses: string[];
 }
 
 export interface TrainStepResult {

@@ -43,7 +43,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
         rec.gate.entered();
         await rec.gate.wait;
       }
-      return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 }, meanReward: 0.5 };
+      return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
     async trainStep(_s, batch, _c, policy): Promise<TrainStepResult> {
       rec.calls.push(`train:${batch}:${policy.step}`);

@@ -1,0 +1,20 @@
+import { log } from '@temporalio/activity';
+import type { CollectedBatch, RunSettings } from '../workflows/run-types';
+import { loadDataset, trainBatchTasks } from './dataset-snapshot';
+import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
+import { storeClient } from './services';
+
+/** The batch's groupSize rollouts per task through the store, grouped in task order. */
+export async function collectRollouts(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<CollectedBatch> {
+  const tasks = trainBatchTasks(loadDataset(settings.logPath, datasetSha256), batch);
+  const G = settings.datasetBuilder.groupSize;
+  const requests: RolloutRequest[] = tasks.flatMap(({ taskIndex, task }, group) =>
+    Array.from({ length: G }, (_, member) => ({
+      key: `${settings.runName}/train/${batch}/${group}/${member}`,
+      group,
+      task,
+      metadata: { agl_run: settings.runName, batch, group, member, task_index: taskIndex },
+    })),
+  );
+  return runRolloutBatch(storeClient(settings.storeAddress), settings, 'train', resourcesId, requests, tasks.length, (m) => log.info(m));
+}

@@ -1,0 +1,39 @@
+// The trained model on the trainer, as activities see it: stateless across processes, cached within one.
+// A worker that already holds the model at exactly the wanted state uses it as is; anything else (a new
+// process, a retry after a crash mid-step, a restarted trainer) gets a fresh model loaded from the saved state,
+// weights and optimizer, so a step is never applied on top of a half-applied one.
+import type { TrainingClient } from '../tinker';
+import type { PolicyState, RunSettings } from '../workflows/run-types';
+import { tinkerService } from './services';
+
+interface Held {
+  client: TrainingClient;
+  /** The statePath the model currently holds exactly; null while a step is in flight or after a failure. */
+  at: string | null;
+}
+
+const held = new Map<string, Held>();
+
+/** A training client whose model holds exactly `policy.statePath` (weights and optimizer state). */
+export async function trainingClientAt(settings: RunSettings, policy: PolicyState): Promise<TrainingClient> {
+  const h = held.get(settings.runName);
+  if (h && h.at === policy.statePath) return h.client;
+  const client = await tinkerService(settings.baseUrl).createTrainingClientFromState(policy.statePath, { withOptimizer: true });
+  held.set(settings.runName, { client, at: policy.statePath });
+  return client;
+}
+
+/** Marks the held model as changing: until `markAt`, nobody may trust its state. */
+export function markDirty(runName: string): void {
+  const h = held.get(runName);
+  if (h) h.at = null;
+}
+
+export function markAt(runName: string, client: TrainingClient, statePath: string): void {
+  held.set(runName, { client, at: statePath });
+}
+
+/** Forgets a cached model (tests use this to force the crash-recovery path). */
+export function forgetPolicyClients(): void {
+  held.clear();
+}

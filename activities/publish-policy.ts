@@ -1,0 +1,39 @@
+import { fetchJson } from '../common/http';
+import { proxyUrlOf } from '../config/run-config';
+import type { PolicyState, RunSettings } from '../workflows/run-types';
+import { storeClient } from './services';
+
+/**
+ * The seed's "proxy restart": point the proxy at the policy's sampler with this phase's sampling defaults
+ * (the eval temperature for evaluation), then record the resources rollouts of this phase will carry.
+ * Both calls are idempotent: the proxy treats a repeated switchId as one switch, and the resources id is fixed.
+ */
+export async function publishPolicy(settings: RunSettings, batch: number, purpose: 'train' | 'eval', policy: PolicyState): Promise<string> {
+  const proxyUrl = proxyUrlOf(settings);
+  const token = process.env.AGL_PROXY_ADMIN_TOKEN;
+  await fetchJson(`${proxyUrl}/admin/policy`, {
+    method: 'POST',
+    timeoutMs: 120_000, // the switch drains in-flight calls first
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    body: {
+      switchId: `${settings.runName}/${batch}/${purpose}/${policy.step}`,
+      modelName: settings.modelName,
+      samplerPath: policy.samplerPath,
+      baseModel: settings.modelName,
+      renderer: settings.rendererName,
+      sampling: {
+        temperature: purpose === 'eval' ? settings.evalTemperature : settings.trainTemperature,
+        topK: settings.topK,
+        topP: settings.topP,
+        maxTokens: settings.maxTokens,
+      },
+    },
+  });
+  const resourcesId = `${settings.runName}-b${batch}-${purpose}`;
+  await storeClient(settings.storeAddress).updateResources(
+    resourcesId,
+    { main_llm: { resource_type: 'proxy_llm', endpoint: proxyUrl, model: settings.modelName, api_key: null, sampling_parameters: {} } },
+    { timeoutMs: 30_000 },
+  );
+  return resourcesId;
+}

@@ -1,0 +1,102 @@
+// Runs a set of rollouts through the store the way the seed's do_group_of_group_rollouts does, but durably:
+// each rollout is enqueued with an idempotency key (so a retried activity finds the rollouts its earlier attempt
+// made), at most `concurrency` are outstanding at once, the wait is a long-poll (no polling loop), and progress
+// is heartbeated so a retry resumes where the last attempt was.
+import { heartbeat, activityInfo, Context } from '@temporalio/activity';
+import { createHash } from 'node:crypto';
+import type { StoreClient } from '../store/client';
+import type { Json, Rollout, RolloutStatus } from '../store/types';
+import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
+import type { CollectedBatch, CollectedGroup, RunSettings } from '../workflows/run-types';
+
+export interface RolloutRequest {
+  /** Unique within the run: run/phase/batch/group/member. */
+  key: string;
+  group: number;
+  task: unknown;
+  metadata: Record<string, Json>;
+}
+
+interface Progress {
+  /** rollout id per request index; '' when not enqueued yet. */
+  ids: string[];
+  done: number;
+}
+
+/** A seed for everything random about one rollout, from what it is rather than when it ran (same on retries). */
+export function rolloutSeed(key: string): number {
+  return createHash('sha256').update(key).digest().readUInt32BE(0) & 0x7fffffff;
+}
+
+export async function runRolloutBatch(
+  store: StoreClient,
+  settings: RunSettings,
+  mode: 'train' | 'val',
+  resourcesId: string,
+  requests: RolloutRequest[],
+  numGroups: number,
+  log: (msg: string) => void,
+): Promise<CollectedBatch> {
+  const previous = activityInfo().heartbeatDetails as Progress | undefined;
+  const ids = previous?.ids?.length === requests.length ? [...previous.ids] : requests.map(() => '');
+  const finished = new Map<string, Rollout>();
+  const signal = Context.current().cancellationSignal;
+
+  const enqueue = async (i: number) => {
+    const r = requests[i]!;
+    const rollout = await store.enqueueRollout(r.task as Json, {
+      mode,
+      resourcesId,
+      idempotencyKey: r.key,
+      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.key) },
+      config: { timeout_seconds: settings.rolloutTimeoutSeconds, max_attempts: settings.rolloutMaxAttempts },
+      timeoutMs: 30_000,
+      signal,
+    });
+    ids[i] = rollout.rollout_id;
+  };
+
+  // Rollouts an earlier attempt enqueued are outstanding again; new ones fill up to `concurrency`.
+  let next = 0;
+  const outstanding = () => ids.filter((id) => id !== '' && !finished.has(id)).length;
+  while (next < requests.length && ids[next] !== '') next++;
+  const fill = async () => {
+    while (next < requests.length && outstanding() < settings.concurrency) {
+      if (ids[next] === '') await enqueue(next);
+      next++;
+    }
+  };
+  await fill();
+
+  let lastLog = 0;
+  while (finished.size < requests.length) {
+    const waiting = ids.filter((id) => id !== '' && !finished.has(id));
+    if (waiting.length === 0) {
+      await fill();
+      continue;
+    }
+    // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
+    const answered = await store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal });
+    for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
+    await fill();
+    heartbeat({ ids, done: finished.size } satisfies Progress);
+    if (Date.now() - lastLog > 15_000) {
+      lastLog = Date.now();
+      log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);
+    }
+  }
+
+  const groups: CollectedGroup[] = Array.from({ length: numGroups }, () => ({ taskIndex: -1, rolloutIds: [], statuses: [] }));
+  const counts = { succeeded: 0, failed: 0, cancelled: 0, other: 0 };
+  requests.forEach((r, i) => {
+    const rollout = finished.get(ids[i]!)!;
+    const g = groups[r.group]!;
+    g.taskIndex = Number(r.metadata.task_index ?? -1);
+    g.rolloutIds.push(rollout.rollout_id);
+    g.statuses.push(rollout.status);
+    const s = rollout.status as RolloutStatus;
+    if (s === 'succeeded' || s === 'failed' || s === 'cancelled') counts[s]++;
+    else counts.other++;
+  });
+  return { groups, counts };
+}

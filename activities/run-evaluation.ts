@@ -1,0 +1,23 @@
+import { Context, log } from '@temporalio/activity';
+import { computeTrajectoryMetrics, prefixMetrics } from '../rl';
+import type { Metrics, RunSettings } from '../workflows/run-types';
+import { loadDataset, valTasks } from './dataset-snapshot';
+import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
+import { storeClient } from './services';
+import { buildTrajectoryGroups } from './trajectories';
+
+/** The seed's AGLTestSetEvaluator: every validation task once (group size 1), `test/env/all/...` metrics. */
+export async function runEvaluation(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<Metrics> {
+  const tasks = valTasks(loadDataset(settings.logPath, datasetSha256));
+  if (tasks.length === 0) return { 'test/skipped_empty_val': 1 };
+  const requests: RolloutRequest[] = tasks.map(({ taskIndex, task }, group) => ({
+    key: `${settings.runName}/val/${batch}/${group}/0`,
+    group,
+    task,
+    metadata: { agl_run: settings.runName, batch, group, member: 0, task_index: taskIndex },
+  }));
+  const store = storeClient(settings.storeAddress);
+  const collected = await runRolloutBatch(store, settings, 'val', resourcesId, requests, tasks.length, (m) => log.info(m));
+  const { groups } = await buildTrajectoryGroups(store, settings, collected.groups, Context.current().cancellationSignal);
+  return prefixMetrics('test/', computeTrajectoryMetrics(groups, []));
+}

@@ -1,0 +1,94 @@
+// The files a run writes under its logPath, as the cookbook does: metrics.jsonl (one row per step),
+// checkpoints.jsonl (one row per checkpoint name), config.json, dataset.json (our snapshot of the tasks) and
+// trace_events.jsonl. Writes are idempotent, so a retried activity never duplicates a row.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { pyJsonDumps } from '../chat/py-json';
+
+export interface RunPaths {
+  dir: string;
+  metrics: string;
+  checkpoints: string;
+  config: string;
+  dataset: string;
+  trace: string;
+  /** Committed train steps, one file each: the exactly-once record of trainStep. */
+  steps: string;
+}
+
+export function runPaths(logPath: string): RunPaths {
+  const dir = path.resolve(logPath);
+  return {
+    dir,
+    metrics: path.join(dir, 'metrics.jsonl'),
+    checkpoints: path.join(dir, 'checkpoints.jsonl'),
+    config: path.join(dir, 'config.json'),
+    dataset: path.join(dir, 'dataset.json'),
+    trace: path.join(dir, 'trace_events.jsonl'),
+    steps: path.join(dir, 'steps'),
+  };
+}
+
+/** Parses one JSONL line written by Python's json.dumps, which may hold bare NaN/Infinity. */
+export function parsePyJsonLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    // Python writes non-finite floats as bare words; rows here hold no strings that contain them.
+    const fixed = line.replace(/-?Infinity\b|\bNaN\b/g, (m) => `"__${m}__"`);
+    return JSON.parse(fixed, (_k, v) => (v === '__NaN__' ? NaN : v === '__Infinity__' ? Infinity : v === '__-Infinity__' ? -Infinity : v));
+  }
+}
+
+/** Rows of a JSONL file; a torn last line (a crash mid-write) is skipped. */
+export function readJsonl(file: string): Record<string, unknown>[] {
+  if (!existsSync(file)) return [];
+  const rows: Record<string, unknown>[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      rows.push(parsePyJsonLine(line) as Record<string, unknown>);
+    } catch {
+      /* torn line */
+    }
+  }
+  return rows;
+}
+
+/** Appends `row` as one line and syncs it to disk, after mending a torn last line. */
+export function appendJsonl(file: string, row: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  let prefix = '';
+  if (existsSync(file)) {
+    const text = readFileSync(file, 'utf8');
+    if (text.length > 0 && !text.endsWith('\n')) prefix = '\n';
+  }
+  appendFileSync(file, `${prefix}${pyJsonDumps(row)}\n`);
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends `row` unless a row with the same value of `key` is already there. Returns whether it wrote. */
+export function appendJsonlOnce(file: string, key: string, row: Record<string, unknown>): boolean {
+  if (readJsonl(file).some((r) => r[key] === row[key])) return false;
+  appendJsonl(file, row);
+  return true;
+}
+
+/** Writes a whole file atomically (temp file + rename), so readers never see half of it. */
+export function writeFileAtomic(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  const fd = openSync(tmp, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}

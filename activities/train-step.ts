@@ -1,0 +1,105 @@
+import { Context, heartbeat } from '@temporalio/activity';
+import {
+  computeKlSampleTrain,
+  computePostKl,
+  fullSequence,
+  incorporateKlPenalty,
+  prepareTrainingBatch,
+  removeMask,
+  splitIntoSubsteps,
+  type Datum,
+} from '../rl';
+import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
+import { markAt, markDirty, trainingClientAt } from './policy-client';
+import { storeClient, tinkerService } from './services';
+import { readStepRecord, writeStepRecord } from './step-records';
+import { buildTrajectoryGroups } from './trajectories';
+
+const seconds = (t0: number) => (performance.now() - t0) / 1000;
+
+/** The datum as the trainer takes it: without `mask` (the cookbook strips it; advantages already zero there). */
+function toWire(d: Datum): { modelInput: number[]; lossFnInputs: Record<string, number[]> } {
+  const { modelInput, lossFnInputs } = removeMask(d);
+  return { modelInput, lossFnInputs: { ...lossFnInputs } };
+}
+
+/**
+ * The cookbook's do_train_step_and_get_sampling_client: the batch's spans → trajectories → advantages → datums
+ * (→ KL penalty) → forward_backward + optim_step per substep → save state and sampler → metrics.
+ *
+ * Exactly once: the step starts from the saved parent state (reloaded unless this process holds it untouched)
+ * and is committed by a record written after the new state is saved. A retry finds the record and returns it,
+ * or, finding none, starts over from the parent state, so a half-applied step is never built upon.
+ */
+export async function trainStep(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
+  const step = policy.step + 1;
+  const committed = readStepRecord(settings.logPath, step, policy.statePath);
+  if (committed) return committed;
+  const signal = Context.current().cancellationSignal;
+  const metrics: Metrics = {};
+
+  let t0 = performance.now();
+  const { groups, notes } = await buildTrajectoryGroups(storeClient(settings.storeAddress), settings, collected.groups, signal);
+  Object.assign(metrics, notes);
+  const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });
+  Object.assign(metrics, prepared.metrics);
+  metrics['time/assemble_training_data'] = seconds(t0);
+  heartbeat('prepared');
+
+  if (prepared.skip) {
+    // Nothing to learn from: the policy stays as it is (the seed would crash here instead).
+    const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true };
+    writeStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
+    return result;
+  }
+
+  let data: Datum[] = prepared.data;
+  const service = tinkerService(settings.baseUrl);
+  if (settings.klPenaltyCoef > 0) {
+    t0 = performance.now();
+    const base = await service.createSamplingClient({ baseModel: settings.modelName });
+    const reference = [];
+    for (const d of data) reference.push(await base.computeLogprobs(fullSequence(d)));
+    const kl = incorporateKlPenalty(data, reference, settings.klPenaltyCoef, settings.klDiscountFactor);
+    data = kl.data;
+    Object.assign(metrics, kl.metrics);
+    metrics['time/kl_vs_base'] = seconds(t0);
+  }
+
+  const tc = await trainingClientAt(settings, policy);
+  markDirty(settings.runName);
+  t0 = performance.now();
+  const trainingLogprobs: number[][] = [];
+  for (const chunk of splitIntoSubsteps(data, settings.numSubsteps)) {
+    const fb = await tc.forwardBackward(chunk.map(toWire), settings.lossFn);
+    for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
+    for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
+    heartbeat('forward_backward');
+    await tc.optimStep({ learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+    heartbeat('optim_step');
+  }
+  metrics['time/train_step'] = seconds(t0);
+  t0 = performance.now();
+  Object.assign(metrics, computeKlSampleTrain(data, trainingLogprobs));
+  metrics['time/compute_kl_sample_train'] = seconds(t0);
+
+  t0 = performance.now();
+  const name = String(step).padStart(6, '0');
+  const statePath = await tc.saveState(name);
+  const samplerPath = await tc.saveWeightsForSampler(name);
+  metrics['time/save_checkpoint'] = seconds(t0);
+  markAt(settings.runName, tc, statePath);
+
+  if (settings.computePostKl) {
+    t0 = performance.now();
+    const after = await service.createSamplingClient({ modelPath: samplerPath });
+    const fresh = [];
+    for (const d of data) fresh.push(await after.computeLogprobs(fullSequence(d)));
+    Object.assign(metrics, computePostKl(data, fresh));
+    metrics['time/compute_post_kl'] = seconds(t0);
+  }
+
+  const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
+  writeStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
+  return result;
+}

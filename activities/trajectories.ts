@@ -1,0 +1,36 @@
+// From finished rollouts to the cookbook's TrajectoryGroups: spans of each rollout's latest attempt → triplets
+// (through the adapter the config picks) → transitions (the seed's reconstruct_transitions), grouped in task
+// order. Done regardless of a rollout's status, as the seed does; a failed rollout without spans is an empty
+// trajectory with reward 0.
+import { makeTrajectoryGroup, reconstructTransitions, type RolloutStatus, type TrajectoryGroup } from '../rl';
+import type { StoreClient } from '../store/client';
+import type { StoreSpan, Triplet } from '../store/adapters/types';
+import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
+import { makeTripletAdapter } from '../store/adapters';
+
+export interface BuiltGroups {
+  groups: TrajectoryGroup[];
+  /** Counts of what reconstruction left out, as metrics. */
+  notes: Metrics;
+}
+
+export async function buildTrajectoryGroups(store: StoreClient, settings: RunSettings, collected: CollectedGroup[], signal?: AbortSignal): Promise<BuiltGroups> {
+  const adapt = makeTripletAdapter(settings);
+  const notes: Metrics = { 'rollouts/skipped_triplets_no_token_ids': 0, 'rollouts/skipped_triplets_empty': 0, 'rollouts/missing_logprobs': 0 };
+  const groups: TrajectoryGroup[] = [];
+  for (const group of collected) {
+    const trajectories = [];
+    for (const rolloutId of group.rolloutIds) {
+      const page = await store.querySpans(rolloutId, 'latest', {}, { timeoutMs: 60_000, signal });
+      const spans = page.items as unknown as StoreSpan[];
+      const triplets: Triplet[] = spans.length === 0 ? [] : adapt(spans);
+      const { trajectory, notes: n } = reconstructTransitions(triplets);
+      notes['rollouts/skipped_triplets_no_token_ids']! += n.skippedNoTokenIds;
+      notes['rollouts/skipped_triplets_empty']! += n.skippedEmptyTokenIds;
+      notes['rollouts/missing_logprobs']! += n.missingLogprobs + n.logprobCountMismatch;
+      trajectories.push(trajectory);
+    }
+    groups.push(makeTrajectoryGroup(trajectories, group.statuses as RolloutStatus[]));
+  }
+  return { groups, notes };
+}
