@@ -82,7 +82,7 @@ test('the Python SDK trains, samples, saves and loads through the local trainer'
 test('without the token the trainer answers 401', async () => {
   const res = await fetch(`${url}/api/v1/get_server_capabilities`, { signal: AbortSignal.timeout(5000) });
   assert.equal(res.status, 401);
-  assert.equal((await res.json()).category, 'user');
+  assert.equal(((await res.json()) as { category: string }).category, 'user');
   const ok = await fetch(`${url}/api/v1/get_server_capabilities`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(5000) });
   assert.equal(ok.status, 200);
 });

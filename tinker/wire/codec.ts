@@ -30,6 +30,13 @@ export class WireFormatError extends Error {
   override readonly name = 'WireFormatError';
 }
 
+/** protobufjs leaves absent bytes fields as an empty array (not a Uint8Array) on decoded messages. */
+function asBytes(v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (Array.isArray(v)) return Uint8Array.from(v as number[]);
+  return new Uint8Array();
+}
+
 function fail(msg: string): never {
   throw new WireFormatError(msg);
 }
@@ -131,7 +138,7 @@ export function forwardBackwardRequestToProto(r: ForwardBackwardRequest): Uint8A
 function tensorFromProto(t: Record<string, unknown>, what: string): number[] {
   const dtype = toNumber(t.dtype ?? 0);
   if (t.sparse_csr) fail(`${what}: sparse tensors are not supported`);
-  const dense = (t.dense as Uint8Array | undefined) ?? new Uint8Array();
+  const dense = asBytes(t.dense);
   const shape = ((t.shape as unknown[]) ?? []).map(toNumber);
   if (shape.length > 1) fail(`${what}: only 1-D tensors are supported, got shape ${JSON.stringify(shape)}`);
   try {
@@ -166,7 +173,7 @@ export function forwardBackwardRequestFromProto(body: Uint8Array): ForwardBackwa
       const text = chunk.encoded_text as { tokens?: Uint8Array } | undefined;
       if (!text) fail(`data[${i}].model_input[${j}]: only encoded_text chunks are supported`);
       try {
-        modelInput.push(...bytesToInt32(text.tokens ?? new Uint8Array()));
+        modelInput.push(...bytesToInt32(asBytes(text.tokens)));
       } catch (err) {
         fail(`data[${i}].model_input[${j}]: ${(err as Error).message}`);
       }
@@ -261,7 +268,7 @@ export function forwardBackwardOutputFromProto(body: Uint8Array): ForwardBackwar
       const dtype = toNumber(bt.dtype);
       const width = dtype === DType.INT64 ? 8 : dtype === DType.BFLOAT16 ? 2 : 4;
       const values = tensorFromProto({ dense: bt.data, dtype }, `loss_fn_outputs.${key}`);
-      const offsets = bytesToInt64(bt.offsets);
+      const offsets = bytesToInt64(asBytes(bt.offsets));
       for (let i = 0; i + 1 < offsets.length; i++) {
         (chunk[i] ??= {})[key] = values.slice(offsets[i] / width, offsets[i + 1] / width);
       }
@@ -310,13 +317,13 @@ export function sampleResultFromProto(body: Uint8Array): SampleResult {
   const stopReason = (code: number | undefined): StopReason => (code === StopReasonCode.length ? 'length' : 'stop');
   return {
     sequences: (msg.sequences ?? []).map((s) => ({
-      tokens: bytesToInt32(s.tokens ?? new Uint8Array()),
-      logprobs: s.logprobs && s.logprobs.byteLength > 0 ? bytesToFloat32(s.logprobs) : null,
+      tokens: bytesToInt32(asBytes(s.tokens)),
+      logprobs: asBytes(s.logprobs).byteLength > 0 ? bytesToFloat32(asBytes(s.logprobs)) : null,
       stopReason: stopReason(s.stop_reason),
     })),
     promptLogprobs:
-      msg.prompt_logprobs && msg.prompt_logprobs.byteLength > 0
-        ? bytesToFloat32(msg.prompt_logprobs).map((v) => (Number.isNaN(v) ? null : v))
+      asBytes(msg.prompt_logprobs).byteLength > 0
+        ? bytesToFloat32(asBytes(msg.prompt_logprobs)).map((v) => (Number.isNaN(v) ? null : v))
         : null,
   };
 }
