@@ -7,6 +7,7 @@ export type Script = (prompt: number[], params: SampleParams, sample: number) =>
 
 export class ScriptedSampler implements Sampler {
   calls = 0;
+  private stopIds: number[] | undefined;
   constructor(
     private readonly modelName: string,
     private readonly rendererName: string,
@@ -26,11 +27,11 @@ export class ScriptedSampler implements Sampler {
       });
     }
     const tok = getTokenizer(this.modelName);
-    const stop = getRenderer(this.rendererName, tok).stopSequences();
+    this.stopIds ??= ((stop) => (typeof stop[0] === 'number' ? [stop[0] as number] : tok.encode(stop[0] as string)))(getRenderer(this.rendererName, tok).stopSequences());
+    const stopIds = this.stopIds;
     const out: SampledSequence[] = [];
     for (let i = 0; i < params.numSamples; i++) {
       const body = tok.encode(this.script(prompt, params, i));
-      const stopIds = typeof stop[0] === 'number' ? [stop[0] as number] : tok.encode(stop[0] as string);
       let tokens = [...body, ...stopIds];
       let stopReason: 'stop' | 'length' = 'stop';
       if (tokens.length > params.maxTokens) {
