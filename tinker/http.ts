@@ -98,7 +98,9 @@ export class TinkerHttp {
     for (let attempt = 0; ; attempt++) {
       let failure: Error;
       try {
-        const answer = await this.once(spec, key, attempt);
+        // No attempt outlives the call's deadline.
+        const timeoutMs = Math.max(1, Math.min(spec.timeoutMs ?? this.opts.httpTimeoutMs, deadline - Date.now()));
+        const answer = await this.once({ ...spec, timeoutMs }, key, attempt);
         if (answer.status >= 200 && answer.status < 300) return answer;
         failure = new TinkerApiError(answer.status, spec.path, Buffer.from(answer.bytes).toString('utf8'));
         if (!RETRYABLE(answer.status)) throw failure;
