@@ -75,6 +75,12 @@ export class ServiceClient {
     return new TrainingClient(this.http, this.options, session, modelId, opts.nextSeqId ?? info.nextSeqId ?? 1);
   }
 
+  /** What a tinker://…/weights/<name> checkpoint holds (weightsHash: local trainer extension). */
+  async weightsInfo(path: string, options: CallOptions = {}): Promise<{ baseModel: string; loraRank: number | null; weightsHash?: string }> {
+    const r = await this.http.postJson<{ base_model: string; lora_rank?: number; weights_sha256?: string }>('/weights_info', { tinker_path: path }, this.spec(options));
+    return { baseModel: r.base_model, loraRank: r.lora_rank ?? null, weightsHash: r.weights_sha256 };
+  }
+
   /** weights_info + create_model + load_weights: a fresh model holding a saved checkpoint. */
   async createTrainingClientFromState(path: string, opts: { withOptimizer?: boolean; seed?: number } & CallOptions = {}): Promise<TrainingClient> {
     const info = await this.http.postJson<{ base_model: string; lora_rank?: number }>('/weights_info', { tinker_path: path }, this.spec(opts));

@@ -32,6 +32,8 @@ export interface TrainingInfo {
   rendererName?: string;
   /** Extension of the local trainer: the seq_id a reattaching client must use next. */
   nextSeqId?: number;
+  /** Extension of the local trainer: sha256 of the current weights (await pending calls first). */
+  weightsHash?: string;
 }
 
 export interface SaveOptions extends CallOptions {
@@ -67,6 +69,7 @@ export class TrainingClient {
       lora_rank?: number;
       renderer_name?: string;
       next_seq_id?: number;
+      weights_sha256?: string;
     }>('/get_info', { model_id: this.modelId, type: 'get_info' }, this.callSpec(options));
     const baseModel = r.model_data?.model_name ?? r.model_name ?? '';
     return {
@@ -76,6 +79,7 @@ export class TrainingClient {
       loraRank: r.lora_rank ?? null,
       rendererName: r.renderer_name,
       nextSeqId: r.next_seq_id,
+      weightsHash: r.weights_sha256,
     };
   }
 

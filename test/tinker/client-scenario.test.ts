@@ -104,9 +104,14 @@ for (const wire of ['proto', 'json'] as const) {
       await tc.loadStateWithOptimizer(path);
       assert.equal((await tc.forward(batch, 'cross_entropy')).metrics['loss:sum'], atSave);
 
-      // A second model rebuilt from the checkpoint has the same weights.
+      // A second model rebuilt from the checkpoint has the same weights, byte for byte.
       const other = await service.createTrainingClientFromState(path, { withOptimizer: true });
       assert.equal((await other.forward(batch, 'cross_entropy')).metrics['loss:sum'], atSave);
+      const saved = await service.weightsInfo(path);
+      assert.equal(saved.baseModel, BIGRAM_MODEL);
+      assert.match(saved.weightsHash ?? '', /^[0-9a-f]{64}$/);
+      assert.equal((await tc.getInfo()).weightsHash, saved.weightsHash);
+      assert.equal((await other.getInfo()).weightsHash, saved.weightsHash);
     });
 
     test('named sampler weights open as a sampling session', async () => {

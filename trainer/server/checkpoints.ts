@@ -83,7 +83,7 @@ export class CheckpointStore {
   }
 
   /** Writes into a temporary directory, then renames it into place, so a crash never leaves half a checkpoint. */
-  async save(p: TinkerPath, overwrite: boolean, write: (dir: string) => Promise<void>): Promise<string> {
+  async save(p: TinkerPath, overwrite: boolean, write: (dir: string) => Promise<void>, meta: Record<string, unknown> = {}): Promise<string> {
     const final = this.dir(p);
     if (this.exists(p) && !overwrite) {
       throw new RequestError(`checkpoint ${formatTinkerPath(p)} already exists (pass overwrite to replace it)`, 409);
@@ -91,10 +91,14 @@ export class CheckpointStore {
     const tmp = `${final}.tmp-${process.pid}-${Date.now()}`;
     await mkdir(tmp, { recursive: true });
     await write(tmp);
-    await writeFile(path.join(tmp, 'checkpoint.json'), JSON.stringify({ path: formatTinkerPath(p), time: new Date().toISOString() }));
+    await writeFile(path.join(tmp, 'checkpoint.json'), JSON.stringify({ ...meta, path: formatTinkerPath(p), time: new Date().toISOString() }));
     await rm(final, { recursive: true, force: true });
     await rename(tmp, final);
     return formatTinkerPath(p);
+  }
+
+  async readMeta(p: TinkerPath): Promise<Record<string, unknown>> {
+    return JSON.parse(await readFile(path.join(this.requireExisting(p), 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
   }
 
   async remove(p: TinkerPath): Promise<void> {

@@ -128,9 +128,10 @@ export class TinkerService {
     return { type: 'session_heartbeat' };
   }
 
-  getInfo(b: Body) {
+  async getInfo(b: Body) {
     const run = this.run(reqString(b, 'model_id'));
     const info = this.baseModel(run.info.baseModel);
+    const model = await run.model;
     return {
       type: 'get_info',
       model_id: run.info.modelId,
@@ -141,6 +142,7 @@ export class TinkerService {
       // Extensions (ignored by the SDK): what a reattaching client needs.
       renderer_name: info.rendererName,
       next_seq_id: run.queue.nextSeqId(),
+      weights_sha256: model.weightsHash(),
     };
   }
 
@@ -149,7 +151,17 @@ export class TinkerService {
     this.checkpoints.requireExisting(p);
     const run = await this.checkpoints.readRun(p.modelId);
     if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
-    return { base_model: run.baseModel, is_lora: true, lora_rank: run.loraRank, train_unembed: true, train_mlp: true, train_attn: true };
+    const meta = await this.checkpoints.readMeta(p);
+    return {
+      base_model: run.baseModel,
+      is_lora: true,
+      lora_rank: run.loraRank,
+      train_unembed: true,
+      train_mlp: true,
+      train_attn: true,
+      // Extension: sha256 of the saved training weights (determinism and crash tests compare these).
+      ...(typeof meta.weights_sha256 === 'string' ? { weights_sha256: meta.weights_sha256 } : {}),
+    };
   }
 
   async trainingRun(modelId: string) {
@@ -282,7 +294,7 @@ export class TinkerService {
       const overwrite = optBool(b, 'overwrite') ?? false;
       const p: TinkerPath = { modelId: run.info.modelId, kind: 'weights', name };
       return async (model) => {
-        const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir));
+        const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir), { weights_sha256: model.weightsHash() });
         return { kind: 'json', body: { path, type: 'save_weights' } };
       };
     });
