@@ -7,13 +7,23 @@ import { loadRunConfigFile } from './config/load';
 import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
+import { pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import { progressLine } from './cli/progress-format';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
 
 commands:
   validate <run.json>    check a run config; every problem is printed with its field path (exit 2 on problems)
-  start <run.json>       validate, then start the training run (workflow id agl-run-<runName>)
-  ping                   run a health-check workflow on the worker`;
+  start <run.json>       validate, then start the run (workflow id agl-run-<runName>); attaches if it is running
+  status <run>           where the run is (batch, phase, last rewards) or how it ended
+  watch <run>            follow the run live until it ends
+  pause <run>            hold the run before its next batch
+  resume <run>           let a paused run go on
+  stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly
+  list                   training runs known to Temporal
+  ping                   run a health-check workflow on the worker
+
+<run> is a runName or a workflow id (agl-run-<runName>).`;
 
 async function connect(s: TemporalSettings): Promise<Client> {
   const connection = await Connection.connect({ address: s.address, connectTimeout: '10 seconds' });
@@ -37,6 +47,11 @@ async function main(): Promise<void> {
     return;
   }
   const settings = temporalSettings({ address: parsed.values.address, namespace: parsed.values.namespace, taskQueue: parsed.values['task-queue'] });
+  const needRun = () => {
+    if (!rest[0]) throw new UsageError(`${command} needs a run name\n${USAGE}`);
+    return rest[0];
+  };
+  const link = (id: string) => process.stdout.write(`${workflowUiLink(settings, id)}\n`);
 
   switch (command) {
     case 'validate': {
@@ -46,10 +61,53 @@ async function main(): Promise<void> {
     }
     case 'start': {
       const cfg = loadConfigOrExit(rest[0]);
-      const workflowId = `agl-run-${runNameOf(cfg)}`;
+      const run = await startOrAttach(await connect(settings), settings.taskQueue, cfg);
+      process.stdout.write(`${run.started ? 'started' : 'already running:'} ${run.workflowId}\n`);
+      link(run.workflowId);
+      return;
+    }
+    case 'status': {
+      const h = runHandle(await connect(settings), needRun());
+      const s = await status(h);
+      if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
+      else if (s.result) process.stdout.write(`${s.state}: ${JSON.stringify(s.result)}\n`);
+      else process.stdout.write(`${s.state}\n`);
+      link(h.workflowId);
+      return;
+    }
+    case 'watch': {
+      const h = runHandle(await connect(settings), needRun());
+      link(h.workflowId);
+      const result = await watch(h);
+      process.stdout.write(`${result.stoppedEarly ? 'stopped' : 'finished'} after ${result.batchesCompleted}/${result.numBatches} batches\n`);
+      return;
+    }
+    case 'pause':
+    case 'resume': {
+      const h = runHandle(await connect(settings), needRun());
+      await (command === 'pause' ? pause(h) : resume(h));
+      process.stdout.write(`${command}d ${h.workflowId}\n`);
+      link(h.workflowId);
+      return;
+    }
+    case 'stop': {
+      const h = runHandle(await connect(settings), needRun());
+      process.stdout.write(`stopping ${h.workflowId} after the batch in flight...\n`);
+      const r = await stop(h, rest.slice(1).join(' ') || 'stopped from the client');
+      process.stdout.write(`stopped after batch ${r.stoppedAfterBatch}; final checkpoint ${r.finalCheckpoint ?? '(none)'}\n`);
+      link(h.workflowId);
+      return;
+    }
+    case 'list': {
       const client = await connect(settings);
-      await client.workflow.start('trainingRun', { taskQueue: settings.taskQueue, workflowId, args: [cfg] });
-      process.stdout.write(`started ${workflowId}\n${workflowUiLink(settings, workflowId)}\n`);
+      for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) {
+        const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
+        const batch = sa.AglBatch?.[0] ?? '-';
+        const reward = sa.AglTrainReward?.[0];
+        process.stdout.write(
+          `${w.workflowId}\t${w.status.name}\tbatch ${batch}\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}\t${workflowUiLink(settings, w.workflowId)}\n`,
+        );
+      }
       return;
     }
     case 'ping': {
@@ -61,7 +119,8 @@ async function main(): Promise<void> {
         args: ['ping'],
         workflowExecutionTimeout: '60 seconds',
       });
-      process.stdout.write(`${JSON.stringify(report)}\n${workflowUiLink(settings, workflowId)}\n`);
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      link(workflowId);
       return;
     }
     default:

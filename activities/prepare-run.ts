@@ -1,29 +1,42 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { existsSync } from 'node:fs';
 import { numBatches } from '../config/dataset';
-import type { RunConfig } from '../config/run-config';
+import { ConfigError } from '../config/errors';
+import { validateRunConfig } from '../config/load';
+import { runNameOf, type RunConfigInput } from '../config/run-config';
+import type { RunSettings } from '../workflows/run-types';
 import type { PreparedRun } from './types';
 import { DatasetMismatchError, snapshotDataset } from './dataset-snapshot';
 import { runPaths, writeFileAtomic } from './run-files';
 
-/** Reads the datasets once into <logPath>/dataset.json and writes config.json (as the cookbook's JsonLogger). */
-export async function prepareRun(config: RunConfig, runName: string): Promise<PreparedRun> {
-  const paths = runPaths(config.logPath);
+/**
+ * The run's first step: validates the config (a run started with `temporal workflow start --input-file` gets the
+ * same checks as `npm run client -- start`), reads the datasets once into <logPath>/dataset.json and writes
+ * config.json, as the cookbook's JsonLogger does. Problems that retrying cannot fix fail the run with the reason.
+ */
+export async function prepareRun(raw: RunConfigInput): Promise<PreparedRun> {
+  let config;
+  try {
+    config = validateRunConfig(raw, 'run config');
+  } catch (err) {
+    if (err instanceof ConfigError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidRunConfig', err.problems);
+    throw err;
+  }
   let snap;
   try {
     snap = snapshotDataset(config.logPath, config.datasetBuilder);
   } catch (err) {
-    // A changed dataset or an unreadable file will not fix itself: fail the run with the reason.
     if (err instanceof DatasetMismatchError || (err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) {
       throw ApplicationFailure.nonRetryable((err as Error).message, 'DatasetError');
     }
     throw err;
   }
-  if (!existsSync(paths.config)) {
-    const { trainDataset: _t, valDataset: _v, ...datasetBuilder } = config.datasetBuilder;
-    writeFileAtomic(paths.config, JSON.stringify({ ...config, runName, datasetBuilder }, null, 2));
-  }
+  const { trainDataset: _t, valDataset: _v, ...datasetBuilder } = config.datasetBuilder;
+  const settings: RunSettings = { ...config, runName: runNameOf(config), datasetBuilder };
+  const paths = runPaths(config.logPath);
+  if (!existsSync(paths.config)) writeFileAtomic(paths.config, JSON.stringify(settings, null, 2));
   return {
+    settings,
     numBatches: numBatches(snap.snapshot.trainPlan),
     numValTasks: snap.snapshot.val.length,
     datasetSha256: snap.sha256,

@@ -1,8 +1,10 @@
 // The activity signatures the training workflow calls. Workflow code imports this file for types only.
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
-import type { RunConfig } from '../config/run-config';
+import type { RunConfigInput } from '../config/run-config';
 
 export interface PreparedRun {
+  /** The validated config with defaults applied, minus inline datasets. */
+  settings: RunSettings;
   numBatches: number;
   numValTasks: number;
   /** sha256 of the dataset snapshot, so later activities know they read the same tasks. */
@@ -11,8 +13,8 @@ export interface PreparedRun {
 }
 
 export interface TrainingActivities {
-  /** Reads the datasets once and snapshots them to <logPath>/dataset.json. */
-  prepareRun(config: RunConfig, runName: string): Promise<PreparedRun>;
+  /** Validates the config, reads the datasets once and snapshots them to <logPath>/dataset.json. */
+  prepareRun(config: RunConfigInput): Promise<PreparedRun>;
   /** Creates the trained model (or loads loadCheckpointPath) and saves step 0's state and sampler. */
   initPolicy(settings: RunSettings, startStep: number): Promise<PolicyState>;
   /** Points the proxy at a sampler and records the resources rollouts will use. Returns the resources id. */

@@ -1,6 +1,6 @@
 // Plain data shared by the training workflow, its activities and the client. Kept small: everything here
 // travels through Temporal history.
-import type { RunConfig } from '../config/run-config';
+import type { RunConfig, RunConfigInput } from '../config/run-config';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
@@ -65,7 +65,8 @@ export interface CarriedState {
 }
 
 export interface TrainingRunInput {
-  config: RunConfig;
+  /** The run config as written (validated by the first activity). */
+  config: RunConfigInput;
   carried?: CarriedState;
 }
 

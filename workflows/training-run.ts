@@ -16,7 +16,7 @@ import {
   ApplicationFailure,
 } from '@temporalio/workflow';
 import type { TraceEvent, TrainingActivities } from '../activities/types';
-import type { RunConfig } from '../config/run-config';
+import type { RunConfigInput } from '../config/run-config';
 import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
 import type { CarriedState, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
 import { BATCH, EVAL_REWARD, MODEL_NAME, PHASE, RUN_NAME, TRAIN_REWARD } from './search-attributes';
@@ -39,25 +39,18 @@ const rollouts = proxyActivities<TrainingActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Strips inline datasets so that activity inputs stay small (prepareRun snapshots them to disk). */
-export function toSettings(config: RunConfig, runName: string): RunSettings {
-  const { trainDataset: _t, valDataset: _v, ...datasetBuilder } = config.datasetBuilder;
-  return { ...config, runName, datasetBuilder };
-}
-
-function runNameFrom(config: RunConfig): string {
-  if (config.runName) return config.runName;
-  const base = config.logPath.replace(/\/+$/, '').split('/').pop() ?? 'run';
-  return base.replace(/[^A-Za-z0-9._-]/g, '-') || 'run';
+/** The CLI passes the config file as it is; the client wraps it with carried state. Both are accepted. */
+function unwrap(input: TrainingRunInput | RunConfigInput): TrainingRunInput {
+  return typeof input === 'object' && input !== null && 'config' in input ? (input as TrainingRunInput) : { config: input as RunConfigInput };
 }
 
 const checkpointName = (step: number) => String(step).padStart(6, '0');
 
-export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunResult> {
+export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): Promise<TrainingRunResult> {
+  const input = unwrap(rawInput);
   const { config } = input;
-  const runName = runNameFrom(config);
-  const settings = toSettings(config, runName);
   const carried = input.carried;
+  let runName = '';
 
   let phase: Phase = 'starting';
   let paused = carried?.paused ?? false;
@@ -105,21 +98,23 @@ export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunR
     upsertSearchAttributes([{ key: PHASE, value: p }]);
   };
 
+  // Validates the config (every problem at once) and snapshots the dataset; a bad config fails the run here.
+  const prepared = await bookkeeping.prepareRun(config);
+  const settings = prepared.settings;
+  runName = settings.runName;
+  numBatches = prepared.numBatches;
   upsertSearchAttributes([
     { key: RUN_NAME, value: runName },
-    { key: MODEL_NAME, value: config.modelName },
+    { key: MODEL_NAME, value: settings.modelName },
   ]);
-
-  const prepared = await bookkeeping.prepareRun(config, runName);
-  numBatches = prepared.numBatches;
   if (numBatches === 0) {
     throw ApplicationFailure.nonRetryable(
-      `the training set gives no batch (batchSize ${config.datasetBuilder.batchSize}, ${prepared.note ?? 'check the dataset'})`,
+      `the training set gives no batch (batchSize ${settings.datasetBuilder.batchSize}; ${prepared.note ?? 'check the dataset'})`,
       'EmptyDataset',
     );
   }
   policy ??= await trainer.initPolicy(settings, batch);
-  upsertMemo({ numBatches, logPath: config.logPath });
+  upsertMemo({ numBatches, logPath: settings.logPath });
 
   const traceEvents: TraceEvent[] = [];
   const timed = async <T>(name: string, fn: () => Promise<T>, metrics: Metrics): Promise<T> => {
@@ -129,7 +124,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunR
     } finally {
       const seconds = (Date.now() - t0) / 1000;
       metrics[`time/${name}`] = seconds;
-      if (config.enableTrace) traceEvents.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch } });
+      if (settings.enableTrace) traceEvents.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch } });
     }
   };
 
@@ -145,12 +140,12 @@ export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunR
     traceEvents.length = 0;
     const metrics: Metrics = {
       'progress/batch': batch,
-      'optim/lr': config.learningRate,
+      'optim/lr': settings.learningRate,
       'progress/done_frac': (batch + 1) / numBatches,
     };
     const current: PolicyState = policy;
 
-    if (config.evalEvery > 0 && batch % config.evalEvery === 0) {
+    if (settings.evalEvery > 0 && batch % settings.evalEvery === 0) {
       setPhase('evaluating');
       const evalMetrics = await timed(
         'run_evals',
@@ -176,14 +171,14 @@ export async function trainingRun(input: TrainingRunInput): Promise<TrainingRunR
     Object.assign(metrics, stepResult.metrics);
     policy = stepResult.state;
 
-    if (config.saveEvery > 0 && (batch + 1) % config.saveEvery === 0) {
+    if (settings.saveEvery > 0 && (batch + 1) % settings.saveEvery === 0) {
       setPhase('checkpointing');
       await timed('save_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(batch + 1), batch + 1, policy!, false), metrics);
     }
 
     metrics['time/total'] = (Date.now() - batchStartedAtMs) / 1000;
     setPhase('logging');
-    await bookkeeping.logMetrics(settings, batch, metrics, config.enableTrace ? [...traceEvents] : []);
+    await bookkeeping.logMetrics(settings, batch, metrics, settings.enableTrace ? [...traceEvents] : []);
     lastMetrics = metrics;
     batchesDone++;
     batchSecondsTotal += metrics['time/total'];

@@ -2,7 +2,8 @@
 // stop, continue-as-new, cadence of evals and checkpoints) on a real dev server without the services.
 // The end-to-end tests run the real activities.
 import type { PreparedRun, TraceEvent, TrainingActivities } from '../../activities/types';
-import type { RunConfig } from '../../config/run-config';
+import { runNameOf, type RunConfigInput } from '../../config/run-config';
+import { validateRunConfig } from '../../config/load';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';
 
 export interface Recorder {
@@ -21,9 +22,11 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
     step,
   });
   return {
-    async prepareRun(_config: RunConfig): Promise<PreparedRun> {
+    async prepareRun(raw: RunConfigInput): Promise<PreparedRun> {
       rec.calls.push('prepareRun');
-      return { numBatches, numValTasks: 3, datasetSha256: 'sha' };
+      const cfg = validateRunConfig(raw);
+      const { trainDataset: _t, valDataset: _v, ...datasetBuilder } = cfg.datasetBuilder;
+      return { settings: { ...cfg, runName: runNameOf(cfg), datasetBuilder }, numBatches, numValTasks: 3, datasetSha256: 'sha' };
     },
     async initPolicy(_s: RunSettings, startStep: number) {
       rec.calls.push(`initPolicy:${startStep}`);

@@ -1,0 +1,26 @@
+// The seed's hello task: the agent asks the policy to say it is N, and earns 1 for "I am N" / "I'm N",
+// -1 for "not N", 0 otherwise. Plain OpenAI-client code: nothing here knows about training.
+import OpenAI from 'openai';
+import type { AgentFunction } from '../runner';
+
+export function helloPrompt(task: string): string {
+  return `Let's play a game. Say you are ${task}.`;
+}
+
+/** The seed's reward, on the lower-cased answer. */
+export function helloReward(task: string, answer: string): number {
+  const text = answer.toLowerCase();
+  if (text.includes(`i am ${task}`) || text.includes(`i'm ${task}`)) return 1;
+  if (text.includes(`not ${task}`)) return -1;
+  return 0;
+}
+
+export const helloAgent: AgentFunction<string> = async (task, ctx) => {
+  if (!ctx.llm) throw new Error('the rollout carries no LLM resource');
+  const client = new OpenAI({ baseURL: ctx.llm.endpoint, apiKey: ctx.llm.apiKey ?? 'dummy', timeout: 120_000, maxRetries: 2 });
+  const res = await client.chat.completions.create(
+    { model: ctx.llm.model, messages: [{ role: 'user', content: helloPrompt(String(task)) }] },
+    { signal: ctx.signal },
+  );
+  return helloReward(String(task), res.choices[0]?.message.content ?? '');
+};

@@ -1,0 +1,29 @@
+// `tsx agents/examples/main.ts --agent hello --runners 8 --store URL`: a fleet of runners of an example agent.
+import { parseArgs } from 'node:util';
+import { runMain, UsageError } from '../../common/service-args';
+import { startRunners, type AgentFunction } from '../runner';
+import { guessAgent } from './guess';
+import { helloAgent } from './hello';
+
+const AGENTS: Record<string, AgentFunction<never>> = { hello: helloAgent as AgentFunction<never>, guess: guessAgent as AgentFunction<never> };
+
+runMain(async () => {
+  let v;
+  try {
+    v = parseArgs({ options: { agent: { type: 'string' }, runners: { type: 'string' }, store: { type: 'string' } }, strict: true }).values;
+  } catch (err) {
+    throw new UsageError(`runners: ${(err as Error).message}`);
+  }
+  const name = v.agent ?? process.env.AGL_AGENT ?? 'hello';
+  const agent = AGENTS[name];
+  if (!agent) throw new UsageError(`runners: --agent must be one of ${Object.keys(AGENTS).join(', ')}, got ${JSON.stringify(name)}`);
+  const n = Number(v.runners ?? process.env.AGL_RUNNERS ?? 8);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`runners: --runners must be a positive integer, got ${JSON.stringify(v.runners)}`);
+  const storeUrl = v.store ?? process.env.AGL_STORE_URL ?? 'http://127.0.0.1:4747';
+  const group = startRunners(n, agent, { storeUrl, workerId: `${name}-${process.pid}`, log: (l) => process.stderr.write(`[runners] ${l}\n`) });
+  process.stdout.write(`${n} ${name} runners polling ${storeUrl}\n`);
+  const stop = () => void group.stop().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await group.done;
+});

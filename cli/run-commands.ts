@@ -1,0 +1,84 @@
+// What the client can do with a run, as plain functions (client.ts and the dev launcher share them).
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { RunConfig } from '../config/run-config';
+import { runNameOf } from '../config/run-config';
+import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
+import type { Progress, TrainingRunResult } from '../workflows/run-types';
+import type { trainingRun } from '../workflows/training-run';
+import { progressLine } from './progress-format';
+
+export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
+
+export interface StartedRun {
+  handle: WorkflowHandle<typeof trainingRun>;
+  workflowId: string;
+  /** False when a run with this id was already running and we attached to it. */
+  started: boolean;
+}
+
+/** Starts the run, or attaches to the one already running under the same name. */
+export async function startOrAttach(client: Client, taskQueue: string, cfg: RunConfig): Promise<StartedRun> {
+  const workflowId = workflowIdFor(runNameOf(cfg));
+  try {
+    const handle = await client.workflow.start<typeof trainingRun>('trainingRun', {
+      taskQueue,
+      workflowId,
+      args: [{ config: cfg }],
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    return { handle, workflowId, started: true };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      return { handle: client.workflow.getHandle<typeof trainingRun>(workflowId), workflowId, started: false };
+    }
+    throw err;
+  }
+}
+
+export function runHandle(client: Client, runOrWorkflowId: string): WorkflowHandle<typeof trainingRun> {
+  const id = runOrWorkflowId.startsWith('agl-run-') ? runOrWorkflowId : workflowIdFor(runOrWorkflowId);
+  return client.workflow.getHandle<typeof trainingRun>(id);
+}
+
+export async function status(handle: WorkflowHandle<typeof trainingRun>): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult }> {
+  const d = await handle.describe();
+  const state = d.status.name;
+  if (state === 'RUNNING') return { state, progress: await handle.query(progressQuery) };
+  if (state === 'COMPLETED') return { state, result: await handle.result() };
+  return { state };
+}
+
+export const pause = (h: WorkflowHandle<typeof trainingRun>) => h.signal(pauseSignal);
+export const resume = (h: WorkflowHandle<typeof trainingRun>) => h.signal(resumeSignal);
+export const stop = (h: WorkflowHandle<typeof trainingRun>, reason: string) => h.executeUpdate(stopUpdate, { args: [{ reason }] });
+
+/**
+ * Follows a run until it ends: in a terminal one line redrawn in place, otherwise a plain line whenever the
+ * batch or phase changes. Returns the run's result.
+ */
+export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: NodeJS.WriteStream = process.stdout, intervalMs = 1000): Promise<TrainingRunResult> {
+  const tty = out.isTTY === true;
+  let lastKey = '';
+  let done = false;
+  const result = handle.result().finally(() => {
+    done = true;
+  });
+  while (!done) {
+    try {
+      const p = await handle.query(progressQuery);
+      const line = progressLine(p);
+      if (tty) out.write(`\r\x1b[2K${line}`);
+      else {
+        const key = `${p.batch}|${p.phase}|${p.paused}`;
+        if (key !== lastKey) out.write(`${line}\n`);
+        lastKey = key;
+      }
+    } catch {
+      /* no worker answering right now (restarting): keep waiting */
+    }
+    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, intervalMs))]);
+  }
+  if (tty) out.write('\n');
+  return result;
+}
