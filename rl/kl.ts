@@ -70,16 +70,25 @@ export function incorporateKlPenalty(
   return { data: out, metrics: { kl_policy_base: avg } };
 }
 
-/** Differences sampled - other at action positions, plus the sampled logprobs there. */
+/**
+ * Differences sampled - other at action positions, plus the sampled logprobs there. A datum whose
+ * other logprobs do not cover every target position is left out and counted (a trainer bug shows
+ * up as a metric instead of NaN, and never fails a step whose update is already applied).
+ */
 function actionDiffs(
   data: readonly Datum[],
   otherD: readonly (readonly number[])[],
-): { diffs: number[]; sampled: number[] } {
+): { diffs: number[]; sampled: number[]; mismatched: number } {
   const diffs: number[] = [];
   const sampled: number[] = [];
+  let mismatched = 0;
   data.forEach((datum, i) => {
     const mask = actionMask(datum);
     const other = otherD[i]!;
+    if (other.length !== datum.lossFnInputs.logprobs.length) {
+      mismatched += 1;
+      return;
+    }
     datum.lossFnInputs.logprobs.forEach((lp, t) => {
       if (mask[t]! > 0) {
         diffs.push(lp - other[t]!);
@@ -87,7 +96,7 @@ function actionDiffs(
       }
     });
   });
-  return { diffs, sampled };
+  return { diffs, sampled, mismatched };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -95,7 +104,7 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 /**
  * compute_kl_sample_train: how far the trainer's logprobs (forward_backward outputs, one per
  * target position) are from the sampler's, over action tokens. Empty when there is no action
- * token (the reference asserts).
+ * token (the reference asserts); `optim/kl_sample_train_mismatched_datums` counts datums left out.
  */
 export function computeKlSampleTrain(
   data: readonly Datum[],
@@ -104,9 +113,11 @@ export function computeKlSampleTrain(
   if (data.length !== trainingLogprobsD.length) {
     throw new Error(`computeKlSampleTrain: ${data.length} datums but ${trainingLogprobsD.length} logprob lists`);
   }
-  const { diffs, sampled } = actionDiffs(data, trainingLogprobsD);
-  if (diffs.length === 0) return {};
+  const { diffs, sampled, mismatched } = actionDiffs(data, trainingLogprobsD);
+  const out: Metrics = mismatched > 0 ? { 'optim/kl_sample_train_mismatched_datums': mismatched } : {};
+  if (diffs.length === 0) return out;
   return {
+    ...out,
     'optim/kl_sample_train_v1': mean(diffs),
     'optim/kl_sample_train_v2': 0.5 * mean(diffs.map((d) => d * d)),
     'optim/entropy': -mean(sampled),
@@ -125,10 +136,16 @@ export function computePostKl(
   if (data.length !== newLogprobsD.length) {
     throw new Error(`computePostKl: ${data.length} datums but ${newLogprobsD.length} logprob lists`);
   }
-  const aligned = data.map((d, i) => alignedScores(d, newLogprobsD[i]!, 'computePostKl'));
-  const { diffs } = actionDiffs(data, aligned);
-  if (diffs.length === 0) return {};
+  // A wrong-length score list becomes [] so actionDiffs leaves that datum out and counts it.
+  const aligned = data.map((d, i) => {
+    const scores = newLogprobsD[i]!;
+    return scores.length === d.lossFnInputs.target_tokens.length + 1 ? scores.slice(1).map((v) => v ?? 0) : [];
+  });
+  const { diffs, mismatched } = actionDiffs(data, aligned);
+  const out: Metrics = mismatched > 0 ? { kl_pre_post_mismatched_datums: mismatched } : {};
+  if (diffs.length === 0) return out;
   return {
+    ...out,
     kl_pre_post_v1: mean(diffs),
     kl_pre_post_v2: 0.5 * mean(diffs.map((d) => d * d)),
   };

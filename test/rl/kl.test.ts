@@ -73,3 +73,19 @@ test('no action token: KL metrics are empty instead of asserting', () => {
   assert.deepEqual(computePostKl([noAction], [[null, -1]]), {});
   assert.equal(incorporateKlPenalty([noAction], [[null, -1]], 1, 0).metrics.kl_policy_base, 0);
 });
+
+test('computeKlSampleTrain leaves out datums whose training logprobs are the wrong length, and counts them', () => {
+  const m = computeKlSampleTrain([d1, d2], [[-9, -1.5, -1.5], [-9]]);
+  // only d1: diffs 0.5, -0.5; sampled -1, -2
+  near(m['optim/kl_sample_train_v1'], 0);
+  near(m['optim/kl_sample_train_v2'], 0.125);
+  near(m['optim/entropy'], 1.5);
+  assert.equal(m['optim/kl_sample_train_mismatched_datums'], 1);
+  assert.deepEqual(computeKlSampleTrain([d2], [[]]), { 'optim/kl_sample_train_mismatched_datums': 1 });
+});
+
+test('computePostKl counts datums whose scores are the wrong length instead of throwing', () => {
+  const m = computePostKl([d1, d2], [[null, 5, -1.25, -2.5], [null, -0.7]]);
+  near(m.kl_pre_post_v1, 0.375); // d1 only: 0.25, 0.5
+  assert.equal(m.kl_pre_post_mismatched_datums, 1);
+});
