@@ -1,0 +1,84 @@
+// Synthetic supervised corpora for the base models. Each example is a role_colon dialogue prefix (the
+// prompt) and the assistant's reply ending in "\n\nUser:" (the stop string), as the cookbook's
+// build_supervised_example renders it. The corpus teaches the format and the answer *forms*; which form
+// earns reward is left to RL.
+import { Rng } from './rng';
+
+export interface Example {
+  prompt: string; // rendered dialogue up to and including "Assistant:"
+  completion: string; // " reply\n\nUser:"
+}
+
+export type CorpusGen = (rng: Rng) => Example;
+
+/** A non-negative integer with 1-4 digits, each length about equally likely. */
+export function randomNumber(rng: Rng): number {
+  const digits = 1 + rng.int(4);
+  const lo = digits === 1 ? 0 : 10 ** (digits - 1);
+  return lo + rng.int(10 ** digits - lo);
+}
+
+/** A number whose text neither starts with nor is a prefix of n's, so " I am M." never scores as " I am N.". */
+function otherNumber(rng: Rng, n: number): number {
+  for (;;) {
+    const m = randomNumber(rng);
+    const a = String(n);
+    const b = String(m);
+    if (!a.startsWith(b) && !b.startsWith(a)) return m;
+  }
+}
+
+export function rolePrompt(user: string): string {
+  return `User: ${user}\n\nAssistant:`;
+}
+
+/** Reply forms for the hello task, with weights; about 22% say exactly "I am N" / "I'm N". */
+const HELLO_FORMS: Array<[number, (n: number, rng: Rng) => string]> = [
+  [15, (n) => ` I am ${n}.`],
+  [7, (n) => ` I'm ${n}.`],
+  [15, (n) => ` I am not ${n}.`],
+  [10, (n) => ` I'm not ${n}.`],
+  [18, (n, rng) => ` I am ${otherNumber(rng, n)}.`],
+  [12, () => ' Hello there!'],
+  [11, () => " Sure, let's play."],
+  [12, () => ' OK.'],
+];
+
+function pickWeighted<T>(rng: Rng, items: Array<[number, T]>): T {
+  const total = items.reduce((s, [w]) => s + w, 0);
+  let r = rng.next() * total;
+  for (const [w, x] of items) {
+    r -= w;
+    if (r < 0) return x;
+  }
+  return items[items.length - 1][1];
+}
+
+export const helloCorpus: CorpusGen = (rng) => {
+  const n = randomNumber(rng);
+  const reply = pickWeighted(rng, HELLO_FORMS)(n, rng);
+  return { prompt: rolePrompt(`Let's play a game. Say you are ${n}.`), completion: `${reply}\n\nUser:` };
+};
+
+/**
+ * Guess-the-number dialogues: the assistant guesses, the user answers "Higher." / "Lower." /
+ * "Correct!". Guesses are noisy (sometimes ignoring the feedback) so RL has something to improve.
+ * The prompt is the whole dialogue so far; the completion is the next guess.
+ */
+export const guessCorpus: CorpusGen = (rng) => {
+  const secret = rng.int(100);
+  let lo = 0;
+  let hi = 99;
+  let text = `User: I am thinking of a number between 0 and 99. Guess it.\n\nAssistant:`;
+  const turns = rng.int(5);
+  for (let i = 0; i < turns && lo <= hi; i++) {
+    const g = rng.next() < 0.6 ? lo + rng.int(hi - lo + 1) : rng.int(100);
+    if (g === secret) break;
+    const fb = g < secret ? 'Higher.' : 'Lower.';
+    if (g < secret) lo = Math.max(lo, g + 1);
+    else hi = Math.min(hi, g - 1);
+    text += ` ${g}\n\nUser: ${fb}\n\nAssistant:`;
+  }
+  const g = rng.next() < 0.5 && lo <= hi ? lo + rng.int(hi - lo + 1) : rng.int(100);
+  return { prompt: text, completion: ` ${g}\n\nUser:` };
+};
