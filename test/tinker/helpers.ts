@@ -2,9 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Engine } from '../../trainer/engine';
 import { createBigramEngine } from '../../trainer/server/bigram-engine';
-import { startTrainerServer, type TrainerServer } from '../../trainer/server/server';
+import { startTrainerServer, type TrainerServer, type TrainerServerOptions } from '../../trainer/server/server';
 import type { Datum } from '../../tinker';
 
 export const BIGRAM_MODEL = 'local/bigram';
@@ -14,7 +13,7 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function startTestTrainer(opts: { engine?: Engine; dataDir: string; token?: string; longPollMs?: number; gapTimeoutMs?: number }): Promise<TrainerServer> {
+export async function startTestTrainer(opts: Partial<TrainerServerOptions> & { dataDir: string }): Promise<TrainerServer> {
   return startTrainerServer({ engine: opts.engine ?? createBigramEngine(), ...opts });
 }
 

@@ -28,6 +28,8 @@ export interface TrainerServerOptions {
   token?: string;
   longPollMs?: number;
   gapTimeoutMs?: number;
+  maxLoadedSamplers?: number;
+  sessionTtlMs?: number;
   log?: (line: string) => void;
 }
 
@@ -221,6 +223,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
     service,
     close: () =>
       new Promise<void>((resolve) => {
+        service.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -36,7 +36,9 @@ interface SamplingSession {
   id: string;
   baseModel: string;
   modelPath?: string;
-  weights: Promise<FrozenWeights>;
+  /** Loaded weights; path- and base-backed sessions may drop them and reload, ephemeral ones cannot. */
+  weights?: Promise<FrozenWeights>;
+  load?: () => Promise<FrozenWeights>;
 }
 
 export interface TinkerServiceOptions {
@@ -45,6 +47,10 @@ export interface TinkerServiceOptions {
   /** How long retrieve_future holds a pending request before answering try_again. */
   longPollMs?: number;
   gapTimeoutMs?: number;
+  /** Frozen weight sets kept in memory; the least recently used beyond this are dropped (default 32). */
+  maxLoadedSamplers?: number;
+  /** A session without a heartbeat for this long loses its models and snapshots (default 15 min). */
+  sessionTtlMs?: number;
 }
 
 export class TinkerService {
@@ -58,12 +64,54 @@ export class TinkerService {
   private readonly sampleRequests = new Map<string, string>();
   readonly longPollMs: number;
   private readonly gapTimeoutMs: number;
+  private readonly maxLoadedSamplers: number;
+  private readonly sessionTtlMs: number;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(opts: TinkerServiceOptions) {
     this.engine = opts.engine;
     this.checkpoints = new CheckpointStore(opts.dataDir);
     this.longPollMs = opts.longPollMs ?? 25_000;
     this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
+    this.maxLoadedSamplers = opts.maxLoadedSamplers ?? 32;
+    this.sessionTtlMs = opts.sessionTtlMs ?? 15 * 60_000;
+    this.sweeper = setInterval(() => this.expireSessions(), Math.min(60_000, this.sessionTtlMs)).unref();
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Like the hosted service: a session that stopped heartbeating takes its models and snapshots with it. */
+  expireSessions(now = Date.now()): string[] {
+    const expired: string[] = [];
+    for (const [id, s] of this.sessions) {
+      if (now - s.lastHeartbeat <= this.sessionTtlMs) continue;
+      this.sessions.delete(id);
+      expired.push(id);
+      for (const modelId of this.runs.keys()) if (modelId.startsWith(`${id}:train:`)) this.runs.delete(modelId);
+      for (const [sid, session] of this.samplers) if (sid.startsWith(`${id}:sample:`) && !session.load) this.samplers.delete(sid);
+    }
+    return expired;
+  }
+
+  /** The session's weights, loading them if needed; keeps at most maxLoadedSamplers weight sets in memory. */
+  private weightsOf(session: SamplingSession): Promise<FrozenWeights> {
+    this.samplers.delete(session.id); // re-insert: Map order is the LRU order
+    this.samplers.set(session.id, session);
+    if (!session.weights) {
+      const loading = session.load!();
+      loading.catch(() => {
+        if (session.weights === loading) session.weights = undefined; // try again next time
+      });
+      session.weights = loading;
+    }
+    const loaded = [...this.samplers.values()].filter((x) => x.weights);
+    for (const old of loaded.slice(0, Math.max(0, loaded.length - this.maxLoadedSamplers))) {
+      if (old.load) old.weights = undefined;
+      else this.samplers.delete(old.id);
+    }
+    return session.weights;
   }
 
   /** Re-registers the sampling sessions of an earlier life that were backed by a path or a base model. */
@@ -209,8 +257,13 @@ export class TinkerService {
       }
       this.baseModel(base!);
       const session = this.lazySampler(id, modelPath, base);
-      await session.weights; // surface load errors now, as a direct error
       this.samplers.set(id, session);
+      try {
+        await this.weightsOf(session); // surface load errors now, as a direct error
+      } catch (err) {
+        this.samplers.delete(id);
+        throw err;
+      }
       await this.checkpoints.appendSamplingSession({ sampling_session_id: id, model_path: modelPath, base_model: base });
     }
     return { sampling_session_id: id, type: 'create_sampling_session' };
@@ -317,7 +370,7 @@ export class TinkerService {
         return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
       }
       const id = `${sessionId}:sample:${samplingSeq}`;
-      this.samplers.set(id, { id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
+      this.weightsOf({ id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
       return { kind: 'json', body: { sampling_session_id: id, type: 'save_weights_for_sampler' } };
       };
     });
@@ -428,7 +481,7 @@ export class TinkerService {
     const s = session;
     void this.futures.run(requestId, async () => {
       await new Promise((r) => setImmediate(r));
-      const weights = await s.weights;
+      const weights = await this.weightsOf(s);
       const sequences = weights.sample(prompt, params, numSamples);
       return {
         kind: 'sample',
@@ -478,15 +531,8 @@ export class TinkerService {
   }
 
   private lazySampler(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
-    let weights: Promise<FrozenWeights>;
-    if (modelPath) {
-      const p = parseTinkerPath(modelPath);
-      weights = this.loadFrozenFrom(p);
-    } else {
-      weights = this.engine.baseWeights(baseModel!);
-    }
-    weights.catch(() => undefined);
-    return { id, baseModel: baseModel ?? '', modelPath, weights };
+    const load = modelPath ? () => this.loadFrozenFrom(parseTinkerPath(modelPath)) : () => this.engine.baseWeights(baseModel!);
+    return { id, baseModel: baseModel ?? '', modelPath, load };
   }
 
   private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
