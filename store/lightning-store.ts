@@ -41,6 +41,8 @@ export class LightningStore {
   private readonly name: string;
   private readonly listeners = new Set<FinishedListener>();
   private finishedInTx: string[] = [];
+  /** Incremented by every committed write transaction (the server fsyncs before acknowledging those). */
+  writeCount = 0;
 
   constructor(private readonly db: Database.Database, options: LightningStoreOptions = {}) {
     this.now = options.now ?? (() => Date.now() / 1000);
@@ -59,6 +61,7 @@ export class LightningStore {
     let result: T;
     try {
       result = this.db.transaction(fn)();
+      this.writeCount++;
     } catch (err) {
       this.finishedInTx = [];
       throw err;

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
+import { GroupCommit } from './group-commit';
 import { parseJsonBody, readBody } from './http-body';
 import { LightningStore } from './lightning-store';
 import { convertRequest, decodeJsonRequest, decodeProtobufRequest, encodeProtobufResponse, encodeRpcStatus, OtlpDecodeError } from './otlp';
@@ -55,6 +56,11 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const maxWait = options.maxWaitSeconds ?? 25;
   const db = openStoreDatabase(options.dbPath, options.sync ?? 'full');
   const store = new LightningStore(db);
+  const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`) : null;
+  /** Call after a handler ran: when it wrote, wait until the write is on disk before answering. */
+  const durable = async (writesBefore: number) => {
+    if (groupCommit && store.writeCount !== writesBefore) await groupCommit.flush();
+  };
   const routes = buildRoutes(store);
   const openWaits = new Set<() => void>();
 
@@ -115,7 +121,9 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     for (const s of converted.spans) {
       if (!knownSet.has(s)) reasons.push(`span "${s.name}": unknown rollout ${s.rollout_id} / attempt ${s.attempt_id}`);
     }
+    const writesBefore = store.writeCount;
     if (known.length > 0) store.addSpans(known);
+    await durable(writesBefore);
     if (reasons.length > 0) log(`OTLP: rejected ${reasons.length} span(s): ${reasons.slice(0, 3).join('; ')}`);
     const message = reasons.slice(0, 5).join('; ');
     if (isJson) {
@@ -143,7 +151,9 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     if (match === null) return sendJson(res, 404, { detail: 'Not Found' });
     if (match === 'method-not-allowed') return sendJson(res, 405, { detail: 'Method Not Allowed' });
     const body = method === 'POST' ? parseJsonBody(await readBody(req, bodyLimit)) : undefined;
+    const writesBefore = store.writeCount;
     const result = match.route.handle({ params: match.params, body, query: url.searchParams, headers: req.headers });
+    await durable(writesBefore);
     sendJson(res, result.status, result.json);
   }
 
@@ -185,6 +195,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      groupCommit?.close();
       db.close();
     },
   };

@@ -15,14 +15,26 @@ export { parsePythonLiteral, literalEvalMaybe } from './pythonLiteral';
 
 export type TripletAdapter = (spans: readonly StoreSpan[]) => Triplet[];
 
+/**
+ * LLM-call spans for the seed's adapter: agent-side calls (AgentOps `openai.chat.completion`, Python
+ * runners) and the calls our proxy records (`litellm_request`, the only LLM spans TypeScript agents
+ * leave). When both exist for one call they share `gen_ai.response.id` and repairHierarchy nests the
+ * proxy span inside the client span, so the client span is kept: on traces recorded with Python
+ * Agent-lightning this gives exactly Python's default answers (pythonFixtures.test.ts).
+ */
+export const DEFAULT_LLM_CALL_MATCH = 'openai\\.chat\\.completion|litellm_request';
+
 export interface AdapterConfig {
   adapterFromLlmProxy: boolean;
   adapterAgentMatch?: string | null;
+  /** Regex for LLM-call span names (tracer path only); default DEFAULT_LLM_CALL_MATCH. */
+  adapterLlmCallMatch?: string;
 }
 
 /**
  * The seed's choice (train.main): proxy spans when adapterFromLlmProxy (agentMatch must then be
- * unset), else agent-side spans with empty-token calls skipped.
+ * unset), else LLM-call spans with empty-token calls skipped. The Python proxy adapter reads no
+ * logprobs, so only the tracer path can train on Tinker, as in the seed.
  */
 export function makeTripletAdapter(config: AdapterConfig): TripletAdapter {
   if (config.adapterFromLlmProxy) {
@@ -30,5 +42,6 @@ export function makeTripletAdapter(config: AdapterConfig): TripletAdapter {
     return llmProxyTraceToTriplet;
   }
   const agentMatch = config.adapterAgentMatch ?? null;
-  return (spans) => tracerTraceToTriplet(spans, { agentMatch, skipEmptyTokenSpans: true });
+  const llmCallMatch = config.adapterLlmCallMatch ?? DEFAULT_LLM_CALL_MATCH;
+  return (spans) => tracerTraceToTriplet(spans, { agentMatch, llmCallMatch, skipEmptyTokenSpans: true });
 }

@@ -1,0 +1,100 @@
+// Load test (not part of npm test): N rollouts through 32 TS runners against our store and, in the same run,
+// against the Python `agl store` (v0.3.0). Checks none lost and none duplicated; reports rollouts/s and p50/p99
+// enqueue→succeeded latency (the store's own start_time → end_time).
+// Usage: npx tsx test/bench/store-load.ts [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { waitForHttp } from '../../common/http';
+import { freePort } from '../../common/ports';
+import { startProcess, stopAllProcesses, type ManagedProcess } from '../../common/processes';
+import { rewardOf } from '../../agents/reward';
+import { startRunners } from '../../agents/runner';
+import { StoreClient } from '../../store/client';
+import type { Rollout } from '../../store/types';
+import { aglVenv, pythonEnv } from '../interop/store-python';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const { values } = parseArgs({
+  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' } },
+});
+const N = Number(values.rollouts);
+const RUNNERS = Number(values.runners);
+
+interface Result { store: string; rollouts: number; seconds: number; perSecond: number; p50: number; p99: number; lost: number; duplicated: number }
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => { while (next < items.length) await fn(items[next++]!); }));
+}
+
+async function runLoad(name: string, url: string): Promise<Result> {
+  const client = new StoreClient(url, { timeoutMs: 60_000 });
+  await client.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: 'http://127.0.0.1:9', model: 'bench', api_key: null, sampling_parameters: {} } });
+  const calls = new Map<number, number>();
+  const group = startRunners<{ i: number }>(RUNNERS, async (task) => {
+    calls.set(task.i, (calls.get(task.i) ?? 0) + 1);
+    return 1;
+  }, { storeUrl: url, client, pollIntervalMs: 100, log: (l) => process.stderr.write(`[${name}] ${l}\n`) });
+  const started = Date.now();
+  const ids: string[] = new Array(N);
+  await pool([...Array(N).keys()], 16, async (i) => { ids[i] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id; });
+  const finished: Rollout[] = await client.waitForAllRollouts(ids, 1200, { pollSec: 10 });
+  const seconds = (Date.now() - started) / 1000;
+  await group.stop();
+
+  // Lost: not succeeded. Duplicated: run more than once, more than one attempt, or more than one reward span.
+  let duplicated = 0;
+  for (const [, count] of calls) if (count > 1) duplicated++;
+  await pool(ids, 16, async (id) => {
+    const [attempts, spans] = await Promise.all([client.queryAttempts(id), client.querySpans(id, null)]);
+    if (attempts.total !== 1 || spans.items.filter((s) => rewardOf(s) !== null).length !== 1) duplicated++;
+  });
+  const succeeded = finished.filter((r) => r.status === 'succeeded');
+  const latencies = succeeded.map((r) => (r.end_time! - r.start_time) * 1000).sort((a, b) => a - b);
+  return {
+    store: name, rollouts: N, seconds, perSecond: N / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99),
+    lost: N - succeeded.length, duplicated,
+  };
+}
+
+async function main(): Promise<void> {
+  const results: Result[] = [];
+  const procs: ManagedProcess[] = [];
+  if (values.only !== 'python') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'agl-store-bench-'));
+    const ts = await startProcess({
+      name: 'ts-store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir, '--sync', values.sync!],
+      cwd: ROOT, readyLine: /listening on (http:\/\/\S+)/,
+    });
+    procs.push(ts);
+    results.push(await runLoad(`ts (sqlite, sync=${values.sync})`, ts.match![1]!));
+    await ts.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (values.only !== 'ts') {
+    const venv = await aglVenv();
+    const port = await freePort();
+    const py = await startProcess({ name: 'agl-store', command: path.join(venv.binDir, 'agl'), args: ['store', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'WARNING'], env: pythonEnv() });
+    procs.push(py);
+    await waitForHttp(`http://127.0.0.1:${port}/v1/agl/health`, 120_000);
+    results.push(await runLoad('python agl store (memory)', `http://127.0.0.1:${port}`));
+    await py.stop();
+  }
+  console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0)`);
+  console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated');
+  for (const r of results) {
+    console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${r.duplicated}`);
+  }
+  await stopAllProcesses();
+  if (results.some((r) => r.lost > 0 || r.duplicated > 0)) process.exitCode = 1;
+}
+
+main().catch(async (err) => {
+  console.error(err);
+  await stopAllProcesses();
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+"""A real Agent-lightning v0.3 LitAgentRunner (default AgentOps tracer) running a no-LLM agent against a store.
+
+Usage: python store-py-runner.py STORE_URL MAX_ROLLOUTS
+Tasks are {"n": int, "fail": bool}: the agent records a message naming its LLM endpoint, emits reward n / 10,
+and raises when "fail" is set.
+"""
+import asyncio
+import sys
+
+import agentlightning as agl
+from agentlightning import LightningStoreClient, LitAgentRunner
+from agentlightning.tracer.agentops import AgentOpsTracer
+
+
+@agl.rollout
+def no_llm_agent(task, llm, rollout):
+    if task.get("fail"):
+        raise RuntimeError(f"planned failure for task {task['n']}")
+    agl.emit_message(f"endpoint={llm.endpoint} model={llm.model} rollout={rollout.rollout_id}")
+    agl.emit_reward(float(task["n"]) / 10.0)
+    return None
+
+
+def main() -> None:
+    url, max_rollouts = sys.argv[1], int(sys.argv[2])
+    store = LightningStoreClient(url)
+    runner = LitAgentRunner(tracer=AgentOpsTracer(), max_rollouts=max_rollouts, poll_interval=0.3, interval_jitter=0.1)
+    with runner.run_context(agent=no_llm_agent, store=store, worker_id=0):
+        asyncio.run(runner.iter())
+    print("runner finished", flush=True)
+
+
+if __name__ == "__main__":
+    main()
