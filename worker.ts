@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { setServiceOverrides } from './activities/services';
 import { temporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
 
@@ -11,13 +12,26 @@ async function main(): Promise<void> {
   let flags;
   try {
     flags = parseArgs({
-      options: { address: { type: 'string' }, namespace: { type: 'string' }, 'task-queue': { type: 'string' } },
+      options: {
+        address: { type: 'string' },
+        namespace: { type: 'string' },
+        'task-queue': { type: 'string' },
+        store: { type: 'string' },
+        proxy: { type: 'string' },
+        trainer: { type: 'string' },
+      },
       strict: true,
     }).values;
   } catch (err) {
     throw new UsageError(`worker: ${(err as Error).message}`);
   }
   const settings = temporalSettings({ address: flags.address, namespace: flags.namespace, taskQueue: flags['task-queue'] });
+  // Service URLs of this worker's machine; when unset, each run's config says where the services are.
+  setServiceOverrides({
+    storeUrl: flags.store ?? process.env.AGL_STORE_URL,
+    proxyUrl: flags.proxy ?? process.env.AGL_PROXY_URL,
+    tinkerUrl: flags.trainer ?? process.env.TINKER_BASE_URL,
+  });
   const connection = await NativeConnection.connect({ address: settings.address });
   const worker = await Worker.create({
     connection,

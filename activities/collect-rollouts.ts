@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import type { CollectedBatch, RunSettings } from '../workflows/run-types';
 import { loadDataset, trainBatchTasks } from './dataset-snapshot';
 import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
-import { storeClient } from './services';
+import { storeFor } from './services';
 
 /** The batch's groupSize rollouts per task through the store, grouped in task order. */
 export async function collectRollouts(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<CollectedBatch> {
@@ -16,5 +16,5 @@ export async function collectRollouts(settings: RunSettings, batch: number, reso
       metadata: { agl_run: settings.runName, batch, group, member, task_index: taskIndex },
     })),
   );
-  return runRolloutBatch(storeClient(settings.storeAddress), settings, 'train', resourcesId, requests, tasks.length, (m) => log.info(m));
+  return runRolloutBatch(storeFor(settings), settings, 'train', resourcesId, requests, tasks.length, (m) => log.info(m));
 }

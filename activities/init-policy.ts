@@ -1,7 +1,7 @@
 import { heartbeat } from '@temporalio/activity';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { markAt } from './policy-client';
-import { tinkerService } from './services';
+import { tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
 
 const INITIAL = 'initial';
@@ -14,7 +14,7 @@ const INITIAL = 'initial';
 export async function initPolicy(settings: RunSettings, startStep: number): Promise<PolicyState> {
   const existing = readStepRecord(settings.logPath, startStep, INITIAL);
   if (existing) return existing.state;
-  const service = tinkerService(settings.baseUrl);
+  const service = tinkerFor(settings);
   heartbeat('creating model');
   const tc = await service.createLoraTrainingClient(settings.modelName, { rank: settings.loraRank, seed: settings.datasetBuilder.seed });
   if (settings.loadCheckpointPath) {

@@ -4,7 +4,7 @@
 // weights and optimizer, so a step is never applied on top of a half-applied one.
 import type { TrainingClient } from '../tinker';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
-import { tinkerService } from './services';
+import { tinkerFor } from './services';
 
 interface Held {
   client: TrainingClient;
@@ -18,7 +18,7 @@ const held = new Map<string, Held>();
 export async function trainingClientAt(settings: RunSettings, policy: PolicyState): Promise<TrainingClient> {
   const h = held.get(settings.runName);
   if (h && h.at === policy.statePath) return h.client;
-  const client = await tinkerService(settings.baseUrl).createTrainingClientFromState(policy.statePath, { withOptimizer: true });
+  const client = await tinkerFor(settings).createTrainingClientFromState(policy.statePath, { withOptimizer: true });
   held.set(settings.runName, { client, at: policy.statePath });
   return client;
 }

@@ -1,7 +1,6 @@
 import { fetchJson } from '../common/http';
-import { proxyUrlOf } from '../config/run-config';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
-import { storeClient } from './services';
+import { proxyUrlFor, storeFor } from './services';
 
 /**
  * The seed's "proxy restart": point the proxy at the policy's sampler with this phase's sampling defaults
@@ -9,7 +8,7 @@ import { storeClient } from './services';
  * Both calls are idempotent: the proxy treats a repeated switchId as one switch, and the resources id is fixed.
  */
 export async function publishPolicy(settings: RunSettings, batch: number, purpose: 'train' | 'eval', policy: PolicyState): Promise<string> {
-  const proxyUrl = proxyUrlOf(settings);
+  const proxyUrl = proxyUrlFor(settings);
   const token = process.env.AGL_PROXY_ADMIN_TOKEN;
   await fetchJson(`${proxyUrl}/admin/policy`, {
     method: 'POST',
@@ -30,7 +29,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
     },
   });
   const resourcesId = `${settings.runName}-b${batch}-${purpose}`;
-  await storeClient(settings.storeAddress).updateResources(
+  await storeFor(settings).updateResources(
     resourcesId,
     { main_llm: { resource_type: 'proxy_llm', endpoint: proxyUrl, model: settings.modelName, api_key: null, sampling_parameters: {} } },
     { timeoutMs: 30_000 },

@@ -3,7 +3,7 @@ import { computeTrajectoryMetrics, prefixMetrics } from '../rl';
 import type { Metrics, RunSettings } from '../workflows/run-types';
 import { loadDataset, valTasks } from './dataset-snapshot';
 import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
-import { storeClient } from './services';
+import { storeFor } from './services';
 import { buildTrajectoryGroups } from './trajectories';
 
 /** The seed's AGLTestSetEvaluator: every validation task once (group size 1), `test/env/all/...` metrics. */
@@ -16,7 +16,7 @@ export async function runEvaluation(settings: RunSettings, batch: number, resour
     task,
     metadata: { agl_run: settings.runName, batch, group, member: 0, task_index: taskIndex },
   }));
-  const store = storeClient(settings.storeAddress);
+  const store = storeFor(settings);
   const collected = await runRolloutBatch(store, settings, 'val', resourcesId, requests, tasks.length, (m) => log.info(m));
   const { groups } = await buildTrajectoryGroups(store, settings, collected.groups, Context.current().cancellationSignal);
   return prefixMetrics('test/', computeTrajectoryMetrics(groups, []));

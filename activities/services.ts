@@ -1,7 +1,26 @@
 // Clients of the services an activity talks to, one per URL per worker process. Credentials come from the
 // worker's environment only (TINKER_API_KEY, AGL_STORE_TOKEN, AGL_PROXY_ADMIN_TOKEN), never from history.
+import { proxyUrlOf } from '../config/run-config';
 import { StoreClient } from '../store/client';
 import { ServiceClient } from '../tinker';
+import type { RunSettings } from '../workflows/run-types';
+
+/** Where this worker reaches the services; set from the worker's flags/environment, they win over the run config. */
+export interface ServiceOverrides {
+  storeUrl?: string;
+  proxyUrl?: string;
+  tinkerUrl?: string;
+}
+
+let overrides: ServiceOverrides = {};
+export function setServiceOverrides(o: ServiceOverrides): void {
+  overrides = { ...o };
+}
+export const storeUrlFor = (s: RunSettings) => overrides.storeUrl ?? s.storeAddress;
+export const proxyUrlFor = (s: RunSettings) => overrides.proxyUrl ?? proxyUrlOf(s);
+export const tinkerUrlFor = (s: RunSettings) => overrides.tinkerUrl ?? s.baseUrl;
+export const storeFor = (s: RunSettings) => storeClient(storeUrlFor(s));
+export const tinkerFor = (s: RunSettings) => tinkerService(tinkerUrlFor(s));
 
 const stores = new Map<string, StoreClient>();
 const tinkers = new Map<string, ServiceClient>();

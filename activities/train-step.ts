@@ -11,7 +11,7 @@ import {
 } from '../rl';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
 import { markAt, markDirty, trainingClientAt } from './policy-client';
-import { storeClient, tinkerService } from './services';
+import { storeFor, tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
 
@@ -39,7 +39,7 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
   const metrics: Metrics = {};
 
   let t0 = performance.now();
-  const { groups, notes } = await buildTrajectoryGroups(storeClient(settings.storeAddress), settings, collected.groups, signal);
+  const { groups, notes } = await buildTrajectoryGroups(storeFor(settings), settings, collected.groups, signal);
   Object.assign(metrics, notes);
   const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });
   Object.assign(metrics, prepared.metrics);
@@ -54,7 +54,7 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
   }
 
   let data: Datum[] = prepared.data;
-  const service = tinkerService(settings.baseUrl);
+  const service = tinkerFor(settings);
   if (settings.klPenaltyCoef > 0) {
     t0 = performance.now();
     const base = await service.createSamplingClient({ baseModel: settings.modelName });

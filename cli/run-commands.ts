@@ -26,6 +26,9 @@ export async function startOrAttach(client: Client, taskQueue: string, cfg: RunC
       workflowId,
       args: [{ config: cfg }],
       workflowIdConflictPolicy: 'FAIL',
+      // A finished run is shown, not redone; a failed or terminated one can start again and fast-forwards
+      // through what it had already committed.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
     return { handle, workflowId, started: true };
   } catch (err) {

@@ -1,0 +1,112 @@
+// Everything a local training run needs, started and supervised from one place: the Temporal dev server, the
+// store, the local trainer, the proxy, the worker and a fleet of example runners. `npm start` uses it with the
+// default ports; tests use it with free ports and a temporary data folder.
+import path from 'node:path';
+import { freePort } from '../common/ports';
+import { ensureTemporal, type TemporalServer } from './temporal-server';
+import { Supervised, type ServiceSpec } from './supervisor';
+
+const ROOT = path.resolve(__dirname, '..');
+const LISTENING = /listening on (http:\/\/\S+)/;
+
+export interface StackOptions {
+  dataDir: string;
+  /** Ports; 0 = a free one. Defaults: the services' own defaults. */
+  ports?: { temporal?: number; ui?: number; store?: number; trainer?: number; proxy?: number };
+  /** Reuse TEMPORAL_ADDRESS when a server answers there (npm start); tests always start their own. */
+  reuseTemporal?: boolean;
+  /** Keep Temporal's state in <dataDir>/temporal/dev.db (else in memory). */
+  persistTemporal?: boolean;
+  taskQueue: string;
+  /** The model the proxy serves before any run switches it. */
+  initialModel: string;
+  renderer: string;
+  agent: string;
+  runners: number;
+  /** Echo every child's output (prefixed). */
+  echo?: boolean;
+  /** Extra environment for the worker (e.g. fault injection). */
+  workerEnv?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface Stack {
+  temporal: TemporalServer;
+  storeUrl: string;
+  trainerUrl: string;
+  proxyUrl: string;
+  proxyPort: number;
+  services: Record<'store' | 'trainer' | 'proxy' | 'worker' | 'runners', Supervised>;
+  stop(): Promise<void>;
+}
+
+const tsx = (file: string, args: string[]): Pick<ServiceSpec, 'command' | 'args' | 'cwd'> => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', path.join(ROOT, file), ...args],
+  cwd: ROOT,
+});
+
+async function pick(port: number | undefined, fallback: number): Promise<number> {
+  if (port === 0) return freePort();
+  return port ?? fallback;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`[stack] ${l}\n`));
+  const p = opts.ports ?? {};
+  const [temporalPort, uiPort, storePort, trainerPort, proxyPort] = await Promise.all([
+    pick(p.temporal, 7233),
+    pick(p.ui, 8233),
+    pick(p.store, 4747),
+    pick(p.trainer, 8110),
+    pick(p.proxy, 12306),
+  ]);
+  const temporalOpts = {
+    port: temporalPort,
+    uiPort,
+    dbFile: opts.persistTemporal ? path.join(opts.dataDir, 'temporal', 'dev.db') : undefined,
+  };
+  const temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts) : await (await import('./temporal-server')).startDevServer(temporalOpts);
+
+  const storeUrl = `http://127.0.0.1:${storePort}`;
+  const trainerUrl = `http://127.0.0.1:${trainerPort}`;
+  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+  const env = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
+  const service = (name: string, spec: Omit<ServiceSpec, 'name'>) => new Supervised({ name, echo: opts.echo, readyTimeoutMs: 180_000, ...spec }, log);
+
+  const services = {
+    store: service('store', { ...tsx('store/main.ts', ['--port', String(storePort), '--data', path.join(opts.dataDir, 'store')]), env, readyLine: LISTENING }),
+    trainer: service('trainer', {
+      ...tsx('trainer/main.ts', ['--port', String(trainerPort), '--data', path.join(opts.dataDir, 'trainer')]),
+      env,
+      readyLine: LISTENING,
+    }),
+    proxy: service('proxy', {
+      ...tsx('proxy/main.ts', ['--port', String(proxyPort), '--store', storeUrl, '--trainer', trainerUrl, '--model', opts.initialModel, '--renderer', opts.renderer]),
+      env,
+      readyLine: LISTENING,
+    }),
+    worker: service('worker', { ...tsx('worker.ts', []), env: { ...env, ...opts.workerEnv }, readyLine: /worker polling task queue/ }),
+    runners: service('runners', {
+      ...tsx('agents/examples/main.ts', ['--agent', opts.agent, '--runners', String(opts.runners), '--store', storeUrl]),
+      env,
+      readyLine: /runners polling/,
+    }),
+  };
+  const started: Supervised[] = [];
+  const stopAll = async () => {
+    for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
+    await temporal.stop();
+  };
+  try {
+    // The trainer builds its base model on first use, which can take a while; start it first.
+    for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners'] as const) {
+      log(`starting ${name}`);
+      started.push(await services[name].start());
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return { temporal, storeUrl, trainerUrl, proxyUrl, proxyPort, services, stop: stopAll };
+}
