@@ -14,7 +14,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..');
 const TINKER_SDK = 'tinker==0.38.0';
 const TOKEN = 'tml-interop-secret';
-const BASE_MODEL = 'local/bigram';
+const BASE_MODEL = 'local/tiny-test';
 
 const tmp = tempDir('tinker-interop-');
 let trainer: ManagedProcess;
@@ -24,7 +24,7 @@ before(async () => {
   trainer = await startProcess({
     name: 'trainer',
     command: process.execPath,
-    args: ['--import', 'tsx', 'trainer/main.ts', '--engine', 'bigram', '--port', '0', '--data', tmp.dir],
+    args: ['--import', 'tsx', 'trainer/main.ts', '--port', '0', '--data', tmp.dir],
     cwd: ROOT,
     env: { ...process.env, AGL_TRAINER_TOKEN: TOKEN },
     readyLine: /trainer listening on (http:\/\/\S+)/,

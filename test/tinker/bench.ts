@@ -1,22 +1,22 @@
 // Throughput of the local trainer through the Tinker API (reported, never asserted):
-//   npx tsx test/tinker/bench.ts [--engine bigram|local] [--model NAME] [--wire proto|json]
-// Starts an in-process trainer on a temporary data dir (the local engine builds or reuses its base model
-// under .data/trainer), then times create_model, forward_backward+optim_step and sampling.
+//   npx tsx test/tinker/bench.ts [--model local/tiny-hello] [--wire proto|json] [--steps 10]
+// Starts an in-process trainer on a temporary data dir (the engine builds or reuses its base model under
+// .data/trainer), then times create_model (incl. a first base-model build), forward_backward+optim_step
+// and sampling.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { ServiceClient } from '../../tinker';
-import { createBigramEngine } from '../../trainer/server/bigram-engine';
 import { createEngine } from '../../trainer/model';
 import { startTestTrainer, tempDir, textDatum } from './helpers';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { engine: { type: 'string', default: 'bigram' }, model: { type: 'string' }, wire: { type: 'string', default: 'proto' }, steps: { type: 'string', default: '10' } } });
+  const { values } = parseArgs({ options: { model: { type: 'string', default: 'local/tiny-hello' }, wire: { type: 'string', default: 'proto' }, steps: { type: 'string', default: '10' } } });
   const tmp = tempDir('tinker-bench-');
-  const engine = values.engine === 'local' ? createEngine({ dataDir: path.resolve('.data/trainer') }) : createBigramEngine();
-  const model = values.model ?? engine.baseModels()[0].name;
+  const engine = createEngine({ dataDir: path.resolve('.data/trainer') });
+  const model = values.model!;
   const server = await startTestTrainer({ engine, dataDir: tmp.dir });
   const service = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-bench', wire: values.wire as 'proto' | 'json' });
-  const report: Record<string, number | string> = { engine: values.engine!, model, wire: values.wire! };
+  const report: Record<string, number | string> = { model, wire: values.wire! };
   try {
     let t = performance.now();
     const tc = await service.createLoraTrainingClient(model, { seed: 1 });

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceClient, type TrainingClient } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
-import { BIGRAM_MODEL, startTestTrainer, sum, tempDir, textDatum } from './helpers';
+import { TEST_MODEL, startTestTrainer, sum, tempDir, textDatum } from './helpers';
 
 const batch = [textDatum('Hello, world!\n'), textDatum('Hello there, tinker.\n')];
 const ADAM = { learningRate: 0.1, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
@@ -29,14 +29,14 @@ for (const wire of ['proto', 'json'] as const) {
 
     test('capabilities list the base models', async () => {
       const caps = await service.getServerCapabilities();
-      assert.ok(caps.some((m) => m.modelName === BIGRAM_MODEL && (m.maxContextLength ?? 0) > 0));
+      assert.ok(caps.some((m) => m.modelName === TEST_MODEL && (m.maxContextLength ?? 0) > 0));
     });
 
     test('create a LoRA training client and read its info', async () => {
-      tc = await service.createLoraTrainingClient(BIGRAM_MODEL, { rank: 8, seed: 3 });
+      tc = await service.createLoraTrainingClient(TEST_MODEL, { rank: 8, seed: 3 });
       assert.match(tc.modelId, /:train:0$/);
       const info = await tc.getInfo();
-      assert.equal(info.baseModel, BIGRAM_MODEL);
+      assert.equal(info.baseModel, TEST_MODEL);
       assert.equal(info.tokenizerId, 'local/bytes');
       assert.equal(info.loraRank, 8);
     });
@@ -108,7 +108,7 @@ for (const wire of ['proto', 'json'] as const) {
       const other = await service.createTrainingClientFromState(path, { withOptimizer: true });
       assert.equal((await other.forward(batch, 'cross_entropy')).metrics['loss:sum'], atSave);
       const saved = await service.weightsInfo(path);
-      assert.equal(saved.baseModel, BIGRAM_MODEL);
+      assert.equal(saved.baseModel, TEST_MODEL);
       assert.match(saved.weightsHash ?? '', /^[0-9a-f]{64}$/);
       assert.equal((await tc.getInfo()).weightsHash, saved.weightsHash);
       assert.equal((await other.getInfo()).weightsHash, saved.weightsHash);
@@ -121,7 +121,7 @@ for (const wire of ['proto', 'json'] as const) {
       const res = await sampler.sample([...Buffer.from('Hi')], 1, { maxTokens: 4, seed: 1 });
       assert.equal(res.sequences.length, 1);
       const info = await sampler.getInfo();
-      assert.equal(info.baseModel, BIGRAM_MODEL);
+      assert.equal(info.baseModel, TEST_MODEL);
       assert.equal(info.modelPath, path);
     });
   });

@@ -2,11 +2,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createBigramEngine } from '../../trainer/server/bigram-engine';
+import { createEngine } from '../../trainer/model';
 import { startTrainerServer, type TrainerServer, type TrainerServerOptions } from '../../trainer/server/server';
 import type { Datum } from '../../tinker';
 
-export const BIGRAM_MODEL = 'local/bigram';
+/** The smallest base model of trainer/model: built in about a second, cached across tests. */
+export const TEST_MODEL = 'local/tiny-test';
+/** Where the tests' engine caches its base models (the trainers' own data dirs are temporary). */
+export const ENGINE_CACHE = path.resolve(__dirname, '..', '..', '.data', 'test-engine');
+
+export function testEngine() {
+  return createEngine({ dataDir: ENGINE_CACHE });
+}
 
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
@@ -14,7 +21,7 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
 }
 
 export async function startTestTrainer(opts: Partial<TrainerServerOptions> & { dataDir: string }): Promise<TrainerServer> {
-  return startTrainerServer({ engine: opts.engine ?? createBigramEngine(), ...opts });
+  return startTrainerServer({ engine: opts.engine ?? testEngine(), ...opts });
 }
 
 /** Next-token cross-entropy datum for a text, tokenized as bytes. */

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceClient, TinkerApiError } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
-import { BIGRAM_MODEL, startTestTrainer, tempDir } from './helpers';
+import { TEST_MODEL, startTestTrainer, tempDir } from './helpers';
 
 const tmp = tempDir('tinker-limits-');
 let server: TrainerServer;
@@ -23,7 +23,7 @@ const params = { maxTokens: 3, seed: 1 };
 
 test('least recently used sampler weights are dropped; path-backed ones reload', async () => {
   const service = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-local', heartbeatMs: 50 });
-  const tc = await service.createLoraTrainingClient(BIGRAM_MODEL, { seed: 1 });
+  const tc = await service.createLoraTrainingClient(TEST_MODEL, { seed: 1 });
   const fromPath = await service.createSamplingClient({ modelPath: await tc.saveWeightsForSampler('s0') });
   const expected = await fromPath.sample(prompt, 1, params);
   const first = await tc.saveWeightsAndGetSamplingClient();
@@ -38,8 +38,8 @@ test('least recently used sampler weights are dropped; path-backed ones reload',
 test('a session without heartbeats loses its models; one with heartbeats keeps them', async () => {
   const alive = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-local', heartbeatMs: 50 });
   const silent = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-local', heartbeatMs: 60_000 });
-  const kept = await alive.createLoraTrainingClient(BIGRAM_MODEL);
-  const lost = await silent.createLoraTrainingClient(BIGRAM_MODEL);
+  const kept = await alive.createLoraTrainingClient(TEST_MODEL);
+  const lost = await silent.createLoraTrainingClient(TEST_MODEL);
   await new Promise((r) => setTimeout(r, 1200));
   assert.equal((await kept.getInfo()).modelId, kept.modelId);
   await assert.rejects(lost.getInfo(), (err: unknown) => err instanceof TinkerApiError && err.status === 404);

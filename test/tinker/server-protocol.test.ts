@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceClient } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
-import { BIGRAM_MODEL, startTestTrainer, tempDir, textDatum } from './helpers';
+import { TEST_MODEL, startTestTrainer, tempDir, textDatum } from './helpers';
 import { datumToJson, forwardBackwardOutputFromJson } from '../../tinker/wire/codec';
 
 const tmp = tempDir('tinker-protocol-');
@@ -39,7 +39,7 @@ const fwdBody = (modelId: string, seq: number, loss = 'cross_entropy', data: unk
 
 async function newModel(seed = 1): Promise<string> {
   const session = await post('/create_session', { tags: [], user_metadata: {}, sdk_version: 'test' });
-  const created = await post('/create_model', { session_id: session.body.session_id, model_seq_id: 0, base_model: BIGRAM_MODEL, lora_config: { rank: 4, seed } });
+  const created = await post('/create_model', { session_id: session.body.session_id, model_seq_id: 0, base_model: TEST_MODEL, lora_config: { rank: 4, seed } });
   assert.equal(created.status, 200);
   const done = await result(created.body.request_id);
   return done.model_id as string;
@@ -75,12 +75,12 @@ describe('bad input is a user error and the server keeps serving', () => {
     ['missing checkpoint', () => ['/load_weights', { model_id: modelId, seq_id: 8, path: `tinker://${modelId}/weights/none`, optimizer: false }], 404, /does not exist/],
     ['malformed tinker path', () => ['/load_weights', { model_id: modelId, seq_id: 9, path: 'file:///etc/passwd', optimizer: false }], 400, /tinker:\/\//],
     ['unknown sampling session', () => ['/asample', { sampling_session_id: 'nope', seq_id: 0, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: {} }], 404, /unknown sampling_session_id/],
-    ['negative temperature', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { temperature: -1 } }], 400, /temperature/],
-    ['top_p of zero', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { top_p: 0 } }], 400, /top_p/],
-    ['max_tokens of zero', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { max_tokens: 0 } }], 400, /max_tokens/],
-    ['prompt over the context length', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [{ tokens: long }] }, sampling_params: {} }], 400, /context length/],
-    ['empty prompt', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [] }, sampling_params: {} }], 400, /prompt is empty/],
-    ['image chunk', () => ['/asample', { base_model: BIGRAM_MODEL, prompt: { chunks: [{ type: 'image', data: '', format: 'png' }] }, sampling_params: {} }], 400, /text only/],
+    ['negative temperature', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { temperature: -1 } }], 400, /temperature/],
+    ['top_p of zero', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { top_p: 0 } }], 400, /top_p/],
+    ['max_tokens of zero', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { max_tokens: 0 } }], 400, /max_tokens/],
+    ['prompt over the context length', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: long }] }, sampling_params: {} }], 400, /context length/],
+    ['empty prompt', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [] }, sampling_params: {} }], 400, /prompt is empty/],
+    ['image chunk', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ type: 'image', data: '', format: 'png' }] }, sampling_params: {} }], 400, /text only/],
     ['unknown request_id', () => ['/retrieve_future', { request_id: 'req-nope' }], 404, /unknown request_id/],
     ['invalid JSON', () => ['/get_info', '{"model_id": '], 400, /not valid JSON/],
   ];
@@ -112,7 +112,7 @@ describe('seq_id ordering', () => {
   test('requests arriving out of order run in seq_id order', async () => {
     const adam = { learning_rate: 0.1 };
     // Reference: in order, through the client.
-    const tc = await service.createLoraTrainingClient(BIGRAM_MODEL, { seed: 7 });
+    const tc = await service.createLoraTrainingClient(TEST_MODEL, { seed: 7 });
     await tc.forwardBackward([textDatum('Hello, world!\n')], 'cross_entropy');
     await tc.optimStep({ learningRate: 0.1 });
     const expected = (await tc.forward([textDatum('Hello, world!\n')], 'cross_entropy')).metrics['loss:sum'];
@@ -148,7 +148,7 @@ describe('seq_id ordering', () => {
   });
 
   test('a client reattached by model_id continues the sequence', async () => {
-    const tc = await service.createLoraTrainingClient(BIGRAM_MODEL, { seed: 2 });
+    const tc = await service.createLoraTrainingClient(TEST_MODEL, { seed: 2 });
     await tc.forwardBackward([textDatum('abc')], 'cross_entropy');
     const again = await new ServiceClient({ baseUrl: server.url, apiKey: 'tml-local' }).attachTrainingClient(tc.modelId);
     assert.equal(again.nextSeqId, tc.nextSeqId);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import { ServiceClient, TinkerApiError } from '../../tinker';
-import { BIGRAM_MODEL, tempDir, textDatum } from './helpers';
+import { TEST_MODEL, tempDir, textDatum } from './helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const tmp = tempDir('tinker-restart-');
@@ -16,7 +16,7 @@ async function startTrainer(): Promise<string> {
   const p = await startProcess({
     name: 'trainer',
     command: process.execPath,
-    args: ['--import', 'tsx', 'trainer/main.ts', '--engine', 'bigram', '--port', '0', '--data', tmp.dir],
+    args: ['--import', 'tsx', 'trainer/main.ts', '--port', '0', '--data', tmp.dir],
     cwd: ROOT,
     readyLine: /trainer listening on (http:\/\/\S+)/,
   });
@@ -32,7 +32,7 @@ after(async () => {
 test('checkpoints and sampler weights survive kill -9 of the trainer', { timeout: 120_000 }, async () => {
   const batch = [textDatum('Hello, world!\n')];
   const first = new ServiceClient({ baseUrl: await startTrainer(), apiKey: 'tml-local', futureTimeoutMs: 30_000 });
-  const tc = await first.createLoraTrainingClient(BIGRAM_MODEL, { seed: 4 });
+  const tc = await first.createLoraTrainingClient(TEST_MODEL, { seed: 4 });
   await tc.forwardBackward(batch, 'cross_entropy');
   await tc.optimStep({ learningRate: 0.1 });
   const statePath = await tc.saveState('step-1');
