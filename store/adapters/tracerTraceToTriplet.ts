@@ -175,11 +175,13 @@ export function spanToTriplet(span: TreeSpan, agent: string): Triplet {
 }
 
 /**
- * TracerTraceToTriplet.adapt. An empty span list gives no triplets (Python raises; the seed
- * never calls it with none).
+ * TracerTraceToTriplet.adapt. An empty span list, or one without any root (every parent recorded,
+ * i.e. a parent cycle), gives no triplets where Python raises: one bad trace must not fail a step.
  */
 export function tracerTraceToTriplet(spans: readonly StoreSpan[], options: TracerAdapterOptions = {}): Triplet[] {
   if (spans.length === 0) return [];
+  const ids = new Set(spans.map((s) => s.span_id));
+  if (spans.every((s) => s.parent_id != null && ids.has(s.parent_id))) return [];
   const root = buildTraceTree(spans);
   if (options.repairHierarchy ?? true) repairHierarchy(root);
   const calls = findLlmCalls(

@@ -74,6 +74,9 @@ test('buildTraceTree: spans in a parent cycle are unreachable, not an endless re
   assert.deepEqual(tree.children, []);
 });
 
-test('tracerTraceToTriplet of no spans is no triplets', () => {
+test('tracerTraceToTriplet of no spans, or of a trace without root, is no triplets', () => {
   assert.deepEqual(tracerTraceToTriplet([]), []);
+  const cycle = [span('x', 'y', 1, 2), span('y', 'x', 1, 2)].map((s) => ({ ...s, name: 'openai.chat.completion' }));
+  assert.throws(() => buildTraceTree(cycle), /No root/);
+  assert.deepEqual(tracerTraceToTriplet(cycle), []);
 });

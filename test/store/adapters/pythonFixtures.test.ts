@@ -7,6 +7,7 @@ import path from 'node:path';
 import { llmProxyTraceToTriplet, makeTripletAdapter, tracerTraceToTriplet } from '../../../store/adapters';
 import type { StoreSpan, Triplet } from '../../../store/adapters';
 import { reconstructTransitions } from '../../../rl/transitions';
+import { trajectoryToData } from '../../../rl/datums';
 
 interface Recorded {
   task: { kind: string };
@@ -69,6 +70,13 @@ test('recorded multi-turn rollout reconstructs into a prefix-extending trajector
   assert.equal(t1!.acLogprobs!.length, t1!.acTokens.length);
   assert.deepEqual(trajectory.transitions.map((t) => t.reward), [0.25, 0, 0.75]);
   assert.deepEqual(trajectory.transitions.map((t) => t.episodeDone), [false, false, true]);
+  // Each prompt extends the previous prompt + reply, so the three turns merge into one datum.
+  const data = trajectoryToData(trajectory, 0.5);
+  assert.equal(data.length, 1);
+  const t3 = trajectory.transitions[2]!;
+  assert.equal(data[0]!.modelInput.length, t3.ob.length + t3.acTokens.length - 1);
+  const trained = data[0]!.lossFnInputs.mask!.reduce((a, b) => a + b, 0);
+  assert.equal(trained, trajectory.transitions.reduce((a, t) => a + t.acTokens.length, 0));
 });
 
 test('makeTripletAdapter refuses agentMatch with proxy spans, as the seed', () => {
