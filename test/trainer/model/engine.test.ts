@@ -19,7 +19,7 @@ const adam = { learningRate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDec
 /** One RL-style step: sample 4, score "contains a digit", importance_sampling datums, optim step. */
 function rlStep(m: TrainableModel, seed: number): void {
   const seqs = m.snapshot().sample(prompt, { ...params, seed }, 4);
-  const rewards = seqs.map((s) => (/\d/.test(byteTokenizer.decode(s.tokens)) ? 1 : 0));
+  const rewards: number[] = seqs.map((s) => (/\d/.test(byteTokenizer.decode(s.tokens)) ? 1 : 0));
   const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
   const data: EngineDatum[] = seqs.map((s, i) => {
     const full = [...prompt, ...s.tokens];
