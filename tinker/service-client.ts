@@ -54,7 +54,8 @@ export class ServiceClient {
         model_seq_id: session.nextModelSeqId(),
         base_model: baseModel,
         user_metadata: lora.userMetadata ?? {},
-        lora_config: { rank: lora.rank ?? 32, seed: lora.seed ?? null, train_unembed: true, train_mlp: true, train_attn: true },
+        // HEAD SDK style: unset optionals are left out, never sent as null.
+        lora_config: { rank: lora.rank ?? 32, ...(lora.seed !== undefined ? { seed: lora.seed } : {}), train_unembed: true, train_mlp: true, train_attn: true },
         type: 'create_model',
       },
       { deadline, signal: options.signal },

@@ -26,11 +26,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     const queue = scripts.get(path) ?? [];
     const reply: Reply =
       queue.length > 1 ? queue.shift()! : (queue[0] ?? (path === '/create_session' ? { status: 200, body: { session_id: 's-1' } } : { status: 200, body: {} }));
+    // unref: a reply the client gave up on must not keep the test process alive.
     setTimeout(() => {
       if (res.destroyed) return;
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply.body));
-    }, reply.delayMs ?? 0);
+    }, reply.delayMs ?? 0).unref();
   });
 }
 
