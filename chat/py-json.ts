@@ -1,7 +1,7 @@
 // Python `json.dumps(value)` with default settings: separators ", " and ": ", ensure_ascii=True.
 // The qwen3 renderers embed tool calls this way, so the tokens match the Python renderers'.
 
-function pyString(s: string): string {
+function pyString(s: string, ensureAscii = true): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -13,7 +13,7 @@ function pyString(s: string): string {
     else if (ch === '\t') out += '\\t';
     else if (ch === '\b') out += '\\b';
     else if (ch === '\f') out += '\\f';
-    else if (c < 0x20 || c > 0x7e) out += '\\u' + c.toString(16).padStart(4, '0');
+    else if (c < 0x20 || (ensureAscii && c > 0x7e)) out += '\\u' + c.toString(16).padStart(4, '0');
     else out += ch;
   }
   return out + '"';
@@ -26,15 +26,16 @@ function pyNumber(n: number): string {
   return JSON.stringify(n);
 }
 
-export function pyJsonDumps(value: unknown): string {
+/** `json.dumps(value)`; with ensureAscii false, `json.dumps(value, ensure_ascii=False)` (HF's `tojson`). */
+export function pyJsonDumps(value: unknown, ensureAscii = true): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') return pyNumber(value);
-  if (typeof value === 'string') return pyString(value);
-  if (Array.isArray(value)) return '[' + value.map(pyJsonDumps).join(', ') + ']';
+  if (typeof value === 'string') return pyString(value, ensureAscii);
+  if (Array.isArray(value)) return '[' + value.map((v) => pyJsonDumps(v, ensureAscii)).join(', ') + ']';
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>);
-    return '{' + entries.map(([k, v]) => pyString(k) + ': ' + pyJsonDumps(v)).join(', ') + '}';
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return '{' + entries.map(([k, v]) => pyString(k, ensureAscii) + ': ' + pyJsonDumps(v, ensureAscii)).join(', ') + '}';
   }
   throw new TypeError(`cannot serialise ${typeof value} as JSON`);
 }

@@ -2,6 +2,7 @@
 // deadline and retries, parse, span. Returns the completion or throws ApiError; the server writes it out.
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../chat';
+import { withToolDeclarations } from '../chat/tools';
 import { buildCompletion } from './completion';
 import type { ChatCompletion } from './completion';
 import { ApiError, badRequest } from './errors';
@@ -88,7 +89,9 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
     const renderer = lease.policy.renderer;
     let prompt: number[];
     try {
-      prompt = renderer.buildGenerationPrompt(req.messages as Message[]);
+      // Only the qwen3 family has a tool-declaration format; other renderers render the messages alone.
+      const messages: Message[] = renderer.name.startsWith('qwen3') ? withToolDeclarations(req.messages, req.tools) : req.messages;
+      prompt = renderer.buildGenerationPrompt(messages);
     } catch (err) {
       throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
     }

@@ -18,6 +18,8 @@ export interface ChatRequest {
   stream: boolean;
   includeUsage: boolean;
   stop: string[];
+  /** OpenAI tool definitions ({"type": "function", "function": {...}}), in request order; [] with tool_choice "none". */
+  tools: Record<string, unknown>[];
   sampling: SamplingOverrides;
 }
 
@@ -118,6 +120,22 @@ function stops(v: unknown): string[] {
   return list as string[];
 }
 
+function tools(body: Obj): Record<string, unknown>[] {
+  const v = body.tools;
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw badRequest('tools must be an array', 'tools', 'invalid_type');
+  v.forEach((t, i) => {
+    if (!isObj(t) || t.type !== 'function' || !isObj(t.function) || typeof t.function.name !== 'string' || !t.function.name) {
+      throw badRequest(`tools[${i}] must be {"type": "function", "function": {"name": str, "description"?: str, "parameters"?: object}}`, `tools[${i}]`, 'invalid_type');
+    }
+  });
+  const choice = body.tool_choice;
+  if (choice !== undefined && choice !== null && choice !== 'none' && choice !== 'auto' && choice !== 'required' && !isObj(choice)) {
+    throw badRequest('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
+  }
+  return choice === 'none' ? [] : (v as Record<string, unknown>[]);
+}
+
 /** Validates a parsed JSON body; throws ApiError(400) naming the offending parameter. */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isObj(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_type');
@@ -146,6 +164,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     stream,
     includeUsage: stream && streamOptions.include_usage === true,
     stop: stops(body.stop),
+    tools: tools(body),
     sampling,
   };
 }

@@ -6,12 +6,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getRenderer, getTokenizer } from '../../chat';
 import type { Message } from '../../chat';
+import { withToolDeclarations } from '../../chat/tools';
 
 interface Case {
   renderer: string;
   model: string;
   conversation: string;
   messages: Message[];
+  tools?: Record<string, unknown>[];
   text: string;
   ids: number[];
 }
@@ -22,7 +24,7 @@ for (const c of cases) {
   test(`${c.renderer} on ${c.model}: ${c.conversation} renders the pinned ids and decodes byte-exactly`, () => {
     const tok = getTokenizer(c.model);
     const renderer = getRenderer(c.renderer, tok);
-    const ids = renderer.buildGenerationPrompt(c.messages);
+    const ids = renderer.buildGenerationPrompt(c.tools ? withToolDeclarations(c.messages, c.tools) : c.messages);
     assert.deepEqual(ids, c.ids);
     assert.equal(tok.decode(ids), c.text);
   });
@@ -36,6 +38,7 @@ test('the expected ids cover system, multi-turn and tool-call conversations for 
   }
   assert.ok(seen.has('qwen3_instruct/tool_calls'));
   assert.ok(seen.has('qwen3/tool_calls'));
+  assert.ok(seen.has('qwen3_instruct/system_user+tools'));
 });
 
 test('well-known special ids', () => {

@@ -65,3 +65,19 @@ test('stream: role, content and tool-call deltas, then one last chunk with ids a
   assert.equal(last.usage.total_tokens, plain.json.usage.total_tokens);
   assert.ok(ev.slice(0, -1).every((e) => e.choices.every((c: any) => c.finish_reason === null)));
 });
+
+test('tools are declared in the qwen3 system prompt (HF template format); tool_choice "none" leaves them out', async () => {
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const { getTokenizer } = await import('../../chat');
+  const tok = getTokenizer('Qwen/Qwen3-4B-Instruct-2507');
+  const withTools = await post(`${h.proxy.url}/v1/chat/completions`, { ...BODY, n: 1, tools });
+  assert.equal(withTools.status, 200, withTools.text);
+  const prompt = tok.decode(withTools.json.prompt_token_ids);
+  assert.ok(prompt.startsWith('<|im_start|>system\nUse tools.\n\n# Tools\n'), prompt.slice(0, 80));
+  assert.ok(prompt.includes('<tools>\n{"type": "function", "function": {"name": "get_weather"'));
+  const none = await post(`${h.proxy.url}/v1/chat/completions`, { ...BODY, n: 1, tools, tool_choice: 'none' });
+  assert.ok(!tok.decode(none.json.prompt_token_ids).includes('<tools>'));
+  const bad = await post(`${h.proxy.url}/v1/chat/completions`, { ...BODY, tools: [{ type: 'function' }] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.error.param, 'tools[0]');
+});
