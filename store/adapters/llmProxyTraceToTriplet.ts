@@ -1,5 +1,10 @@
 // LlmProxyTraceToTriplet (adapter/triplet.py, §6.4): triplets from the LLM proxy's own spans,
 // ordered by sequence id only (proxy and agent clocks may disagree). Experimental upstream.
+//
+// One addition: Python's version never reads logprobs, so the seed cannot train from proxy spans.
+// A `litellm_request` span that carries `logprobs.content` as a JSON string (what our proxy writes,
+// and what TracerTraceToTriplet reads) gives its triplet `response.logprobs`. LiteLLM's own spans
+// carry no such attribute, so on Python traces the output is unchanged.
 import { asIntList } from './attributes';
 import { literalEvalMaybe } from './pythonLiteral';
 import { getRewardValue } from './rewards';
@@ -11,6 +16,7 @@ interface LlmItem {
   promptIds: number[];
   responseIds: number[];
   requestId: string | null;
+  logprobs: unknown;
 }
 
 /** `raw_gen_ai_request`: LiteLLM's str() of the raw vLLM-style request and response fields. */
@@ -35,6 +41,14 @@ function tokensFromLitellmRequest(attrs: Record<string, unknown>): [number[], nu
   return [prompt, response];
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function requestId(attrs: Record<string, unknown>): string | null {
   const rid = attrs['gen_ai.response.id'] || attrs['llm.hosted_vllm.id'];
   return typeof rid === 'string' && rid !== '' ? rid : null;
@@ -56,7 +70,8 @@ export function llmProxyTraceToTriplet(source: readonly StoreSpan[]): Triplet[] 
       if (seen.has(rid)) continue; // the same request seen through another span
       seen.add(rid);
     }
-    items.push({ span, seq: span.sequence_id, promptIds, responseIds, requestId: rid });
+    const logprobs = span.name === 'litellm_request' && typeof attrs['logprobs.content'] === 'string' ? parseJson(attrs['logprobs.content']) : undefined;
+    items.push({ span, seq: span.sequence_id, promptIds, responseIds, requestId: rid, logprobs });
   }
   items.sort((a, b) => a.seq - b.seq);
 
@@ -80,10 +95,14 @@ export function llmProxyTraceToTriplet(source: readonly StoreSpan[]): Triplet[] 
     }
   }
 
-  return items.map((item) => ({
-    prompt: { token_ids: item.promptIds },
-    response: { token_ids: item.responseIds },
-    reward: assigned.get(item.span.span_id) ?? null,
-    metadata: { response_id: item.requestId },
-  }));
+  return items.map((item) => {
+    const triplet: Triplet = {
+      prompt: { token_ids: item.promptIds },
+      response: { token_ids: item.responseIds },
+      reward: assigned.get(item.span.span_id) ?? null,
+      metadata: { response_id: item.requestId },
+    };
+    if (Array.isArray(item.logprobs)) triplet.response.logprobs = item.logprobs;
+    return triplet;
+  });
 }

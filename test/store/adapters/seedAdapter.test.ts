@@ -64,11 +64,13 @@ test('a TypeScript agent through our proxy: two turns and a reward become a trai
   assert.deepEqual(trajectory.transitions.map((t) => t.acLogprobs), [[-0.5, -0.25], [-1]]);
   // The seed's default call match alone would see nothing here.
   assert.deepEqual(tracerTraceToTriplet(spans, { skipEmptyTokenSpans: true, llmCallMatch: 'openai\\.chat\\.completion' }), []);
-  // The proxy adapter reads the same spans, without logprobs (as Python's).
-  assert.deepEqual(makeTripletAdapter({ adapterFromLlmProxy: true })(spans).map((t) => [t.response.token_ids, t.reward, 'logprobs' in t.response]), [
-    [[3, 4], null, false],
-    [[6], 1, false],
+  // The proxy adapter reads the same spans, and (unlike Python's) their logprobs, so it can train too.
+  const viaProxy = makeTripletAdapter({ adapterFromLlmProxy: true })(spans);
+  assert.deepEqual(viaProxy.map((t) => [t.response.token_ids, t.reward]), [
+    [[3, 4], null],
+    [[6], 1],
   ]);
+  assert.deepEqual(reconstructTransitions(viaProxy).trajectory, trajectory);
 });
 
 test('adapterLlmCallMatch overrides the call match', () => {
