@@ -1,0 +1,245 @@
+// A bigram stand-in behind the Engine interface: logits = W[previous token]. Much faster than the real
+// transformer of trainer/model/, for tests that exercise only the protocol (base model `local/bigram`).
+// Same loss math (§A.8). Tests of training itself use the real engine.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import {
+  UserError,
+  type AdamParams,
+  type BaseModelInfo,
+  type Engine,
+  type EngineDatum,
+  type FrozenWeights,
+  type LossFn,
+  type SampleParams,
+  type SampledSequence,
+  type TrainableModel,
+} from '../engine';
+
+const V = 258;
+const EOS = 256;
+const INFO: BaseModelInfo = {
+  name: 'local/bigram',
+  maxContextLength: 512,
+  tokenizerName: 'local/bytes',
+  rendererName: 'role_colon',
+  vocabSize: V,
+};
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 4294967296;
+  };
+}
+
+function logSoftmaxRow(w: Float64Array, row: number, temperature = 1): Float64Array {
+  const out = new Float64Array(V);
+  let max = -Infinity;
+  for (let j = 0; j < V; j++) max = Math.max(max, w[row * V + j] / temperature);
+  let sum = 0;
+  for (let j = 0; j < V; j++) sum += Math.exp(w[row * V + j] / temperature - max);
+  const lse = max + Math.log(sum);
+  for (let j = 0; j < V; j++) out[j] = w[row * V + j] / temperature - lse;
+  return out;
+}
+
+function checkTokens(tokens: number[]): void {
+  for (const t of tokens) if (!Number.isInteger(t) || t < 0 || t >= V) throw new UserError(`token id ${t} is out of vocabulary (0..${V - 1})`);
+}
+
+class Frozen implements FrozenWeights {
+  readonly baseModel = INFO.name;
+  constructor(readonly w: Float64Array) {}
+
+  sample(prompt: number[], params: SampleParams, numSamples: number): SampledSequence[] {
+    checkTokens(prompt);
+    const rand = rng(params.seed ?? Math.floor(Math.random() * 2 ** 31));
+    const out: SampledSequence[] = [];
+    const stopIds = new Set((params.stop as unknown[]).filter((s): s is number => typeof s === 'number'));
+    for (let n = 0; n < numSamples; n++) {
+      const tokens: number[] = [];
+      const logprobs: number[] = [];
+      let prev = prompt[prompt.length - 1];
+      let stopReason: 'stop' | 'length' = 'length';
+      while (tokens.length < params.maxTokens) {
+        const lp = logSoftmaxRow(this.w, prev, params.temperature > 0 ? params.temperature : 1);
+        let next = 0;
+        if (params.temperature === 0) {
+          for (let j = 1; j < V; j++) if (lp[j] > lp[next]) next = j;
+        } else {
+          let r = rand();
+          for (next = 0; next < V - 1; next++) {
+            r -= Math.exp(lp[next]);
+            if (r <= 0) break;
+          }
+        }
+        tokens.push(next);
+        logprobs.push(lp[next]);
+        prev = next;
+        if (next === EOS || stopIds.has(next)) {
+          stopReason = 'stop';
+          break;
+        }
+      }
+      out.push({ tokens, logprobs, stopReason });
+    }
+    return out;
+  }
+
+  promptLogprobs(tokens: number[]): (number | null)[] {
+    checkTokens(tokens);
+    return tokens.map((t, i) => (i === 0 ? null : logSoftmaxRow(this.w, tokens[i - 1])[t]));
+  }
+
+  async save(dir: string): Promise<void> {
+    await writeAtomic(path.join(dir, 'weights.bin'), Buffer.from(this.w.buffer));
+  }
+}
+
+async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, data);
+  await rename(`${file}.tmp`, file);
+}
+
+async function readF64(file: string): Promise<Float64Array<ArrayBuffer>> {
+  const buf = await readFile(file);
+  const copy = new Uint8Array(buf.byteLength);
+  copy.set(buf);
+  return new Float64Array(copy.buffer);
+}
+
+class Model implements TrainableModel {
+  readonly baseModel = INFO.name;
+  w: Float64Array;
+  grad = new Float64Array(V * V);
+  m = new Float64Array(V * V);
+  v = new Float64Array(V * V);
+  step = 0;
+
+  constructor(seed: number) {
+    const r = rng(seed + 1);
+    this.w = new Float64Array(V * V).map(() => (r() - 0.5) * 0.02);
+  }
+
+  forwardBackward(data: EngineDatum[], lossFn: LossFn, cfg: Record<string, number> | undefined, forwardOnly: boolean) {
+    let loss = 0;
+    const outputs: { logprobs: number[] }[] = [];
+    for (const d of data) {
+      checkTokens(d.modelInput);
+      const target = d.lossFnInputs.target_tokens;
+      if (!target) throw new UserError('loss_fn_inputs.target_tokens is required');
+      checkTokens(target);
+      const lps: number[] = [];
+      for (let t = 0; t < d.modelInput.length; t++) {
+        const row = d.modelInput[t];
+        const lpRow = logSoftmaxRow(this.w, row);
+        const lp = lpRow[target[t]];
+        lps.push(lp);
+        let dLdlp: number;
+        if (lossFn === 'cross_entropy') {
+          const w = d.lossFnInputs.weights?.[t] ?? 1;
+          loss += -w * lp;
+          dLdlp = -w;
+        } else {
+          const q = d.lossFnInputs.logprobs?.[t] ?? 0;
+          const a = d.lossFnInputs.advantages?.[t] ?? 0;
+          const r = Math.exp(lp - q);
+          if (lossFn === 'importance_sampling') {
+            loss += -r * a;
+            dLdlp = -r * a;
+          } else {
+            const lo = cfg?.clip_low_threshold ?? 0.8;
+            const hi = cfg?.clip_high_threshold ?? 1.2;
+            const clipped = Math.min(Math.max(r, lo), hi);
+            const unclippedTerm = r * a;
+            const clippedTerm = clipped * a;
+            loss += -Math.min(unclippedTerm, clippedTerm);
+            dLdlp = unclippedTerm <= clippedTerm ? -r * a : 0;
+          }
+        }
+        if (!forwardOnly && dLdlp !== 0) {
+          // d lp / d logits = onehot(target) - softmax
+          for (let j = 0; j < V; j++) this.grad[row * V + j] += dLdlp * ((j === target[t] ? 1 : 0) - Math.exp(lpRow[j]));
+        }
+      }
+      outputs.push({ logprobs: lps });
+    }
+    return { lossFnOutputs: outputs, metrics: { 'loss:sum': loss } };
+  }
+
+  optimStep(p: AdamParams): Record<string, number> {
+    this.step++;
+    let norm = 0;
+    for (const g of this.grad) norm += g * g;
+    norm = Math.sqrt(norm);
+    const scale = p.gradClipNorm > 0 && norm > p.gradClipNorm ? p.gradClipNorm / norm : 1;
+    const bc1 = 1 - p.beta1 ** this.step;
+    const bc2 = 1 - p.beta2 ** this.step;
+    for (let i = 0; i < this.w.length; i++) {
+      const g = this.grad[i] * scale;
+      this.m[i] = p.beta1 * this.m[i] + (1 - p.beta1) * g;
+      this.v[i] = p.beta2 * this.v[i] + (1 - p.beta2) * g * g;
+      this.w[i] -= p.learningRate * ((this.m[i] / bc1) / (Math.sqrt(this.v[i] / bc2) + p.eps) + p.weightDecay * this.w[i]);
+    }
+    this.grad.fill(0);
+    return { 'grad_norm:mean': norm };
+  }
+
+  snapshot(): FrozenWeights {
+    return new Frozen(this.w.slice());
+  }
+
+  async saveState(dir: string): Promise<void> {
+    await writeAtomic(path.join(dir, 'weights.bin'), Buffer.from(this.w.buffer));
+    await writeAtomic(path.join(dir, 'adam-m.bin'), Buffer.from(this.m.buffer));
+    await writeAtomic(path.join(dir, 'adam-v.bin'), Buffer.from(this.v.buffer));
+    await writeAtomic(path.join(dir, 'step.json'), JSON.stringify({ step: this.step }));
+  }
+
+  async loadState(dir: string, withOptimizer: boolean): Promise<void> {
+    this.w = await readF64(path.join(dir, 'weights.bin'));
+    this.grad.fill(0);
+    if (withOptimizer) {
+      this.m = await readF64(path.join(dir, 'adam-m.bin'));
+      this.v = await readF64(path.join(dir, 'adam-v.bin'));
+      this.step = JSON.parse(await readFile(path.join(dir, 'step.json'), 'utf8')).step;
+    } else {
+      this.m.fill(0);
+      this.v.fill(0);
+      this.step = 0;
+    }
+  }
+
+  weightsHash(): string {
+    return createHash('sha256').update(Buffer.from(this.w.buffer)).digest('hex');
+  }
+}
+
+export function createBigramEngine(): Engine {
+  return {
+    baseModels: () => [INFO],
+    async createModel(baseModel, opts) {
+      if (baseModel !== INFO.name) throw new UserError(`unknown base model ${baseModel}`);
+      return new Model(opts.seed);
+    },
+    async loadFrozen(dir) {
+      return new Frozen(await readF64(path.join(dir, 'weights.bin')));
+    },
+    async baseWeights(baseModel) {
+      if (baseModel !== INFO.name) throw new UserError(`unknown base model ${baseModel}`);
+      return new Model(0).snapshot();
+    },
+    tokenizer: () => ({
+      encode: (text: string) => [...Buffer.from(text, 'utf8')],
+      decode: (ids: number[]) => Buffer.from(ids.filter((i) => i < 256)).toString('utf8'),
+    }),
+  };
+}
