@@ -50,6 +50,19 @@ export class LightningStore {
     this.name = options.name ?? 'SqliteLightningStore';
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared statements are cached: compiling SQL on every call costs more than running it. */
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      if (this.statements.size > 500) this.statements.clear(); // dynamic filters (IN lists) vary; stay bounded
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
   onRolloutsFinished(listener: FinishedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -78,7 +91,7 @@ export class LightningStore {
   // ---------------------------------------------------------------- rows
 
   private rolloutRow(id: string): RolloutRow | undefined {
-    return this.db.prepare('SELECT * FROM rollouts WHERE rollout_id = ?').get(id) as RolloutRow | undefined;
+    return this.stmt('SELECT * FROM rollouts WHERE rollout_id = ?').get(id) as RolloutRow | undefined;
   }
 
   private requireRolloutRow(id: string): RolloutRow {
@@ -93,7 +106,7 @@ export class LightningStore {
   }
 
   private attemptRow(rolloutId: string, attemptId: string): AttemptRow | undefined {
-    return this.db.prepare('SELECT * FROM attempts WHERE rollout_id = ? AND attempt_id = ?').get(rolloutId, attemptId) as AttemptRow | undefined;
+    return this.stmt('SELECT * FROM attempts WHERE rollout_id = ? AND attempt_id = ?').get(rolloutId, attemptId) as AttemptRow | undefined;
   }
 
   private withLatestAttempt(row: RolloutRow): Rollout | AttemptedRollout {
@@ -104,7 +117,7 @@ export class LightningStore {
   }
 
   private latestResourcesId(): string | null {
-    const row = this.db.prepare('SELECT resources_id FROM resources ORDER BY touched DESC LIMIT 1').get() as { resources_id: string } | undefined;
+    const row = this.stmt('SELECT resources_id FROM resources ORDER BY touched DESC LIMIT 1').get() as { resources_id: string } | undefined;
     return row?.resources_id ?? null;
   }
 
@@ -114,17 +127,17 @@ export class LightningStore {
   private setRolloutStatus(rolloutId: string, status: RolloutStatus): void {
     const endTime = isTerminalRolloutStatus(status) ? this.now() : undefined;
     if (endTime !== undefined) {
-      this.db.prepare('UPDATE rollouts SET status = ?, end_time = ? WHERE rollout_id = ?').run(status, endTime, rolloutId);
+      this.stmt('UPDATE rollouts SET status = ?, end_time = ? WHERE rollout_id = ?').run(status, endTime, rolloutId);
       this.finishedInTx.push(rolloutId);
     } else {
-      this.db.prepare('UPDATE rollouts SET status = ? WHERE rollout_id = ?').run(status, rolloutId);
+      this.stmt('UPDATE rollouts SET status = ? WHERE rollout_id = ?').run(status, rolloutId);
     }
     if (status === 'queuing' || status === 'requeuing') this.pushToQueue(rolloutId);
   }
 
   private pushToQueue(rolloutId: string): void {
-    const queued = this.db.prepare('SELECT 1 FROM rollout_queue WHERE rollout_id = ?').get(rolloutId);
-    if (!queued) this.db.prepare('INSERT INTO rollout_queue (rollout_id) VALUES (?)').run(rolloutId);
+    const queued = this.stmt('SELECT 1 FROM rollout_queue WHERE rollout_id = ?').get(rolloutId);
+    if (!queued) this.stmt('INSERT INTO rollout_queue (rollout_id) VALUES (?)').run(rolloutId);
   }
 
   /** Worker telemetry that follows an attempt (§3.3 "worker sync"). */
@@ -132,19 +145,19 @@ export class LightningStore {
     if (!attempt.worker_id) return;
     const now = this.now();
     this.upsertWorker(attempt.worker_id);
-    if (dequeued) this.db.prepare('UPDATE workers SET last_dequeue_time = ? WHERE worker_id = ?').run(now, attempt.worker_id);
+    if (dequeued) this.stmt('UPDATE workers SET last_dequeue_time = ? WHERE worker_id = ?').run(now, attempt.worker_id);
     if (attempt.status === 'succeeded' || attempt.status === 'failed' || attempt.status === 'timeout' || attempt.status === 'unresponsive') {
       const status = attempt.status === 'succeeded' || attempt.status === 'failed' ? 'idle' : 'unknown';
-      this.db.prepare(`UPDATE workers SET status = ?, last_idle_time = ?, current_rollout_id = NULL, current_attempt_id = NULL
+      this.stmt(`UPDATE workers SET status = ?, last_idle_time = ?, current_rollout_id = NULL, current_attempt_id = NULL
         WHERE worker_id = ?`).run(status, now, attempt.worker_id);
     } else {
-      this.db.prepare(`UPDATE workers SET status = 'busy', last_busy_time = ?, current_rollout_id = ?, current_attempt_id = ?
+      this.stmt(`UPDATE workers SET status = 'busy', last_busy_time = ?, current_rollout_id = ?, current_attempt_id = ?
         WHERE worker_id = ?`).run(now, attempt.rollout_id, attempt.attempt_id, attempt.worker_id);
     }
   }
 
   private upsertWorker(workerId: string): void {
-    this.db.prepare(`INSERT OR IGNORE INTO workers (worker_id, status) VALUES (?, 'unknown')`).run(workerId);
+    this.stmt(`INSERT OR IGNORE INTO workers (worker_id, status) VALUES (?, 'unknown')`).run(workerId);
   }
 
   private createAttempt(rollout: RolloutRow, workerId: string | null): AttemptedRollout {
@@ -159,10 +172,10 @@ export class LightningStore {
       last_heartbeat_time: null,
       metadata: null,
     };
-    this.db.prepare(`INSERT INTO attempts (rollout_id, attempt_id, sequence_id, start_time, status, worker_id, metadata)
+    this.stmt(`INSERT INTO attempts (rollout_id, attempt_id, sequence_id, start_time, status, worker_id, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`).run(attempt.rollout_id, attempt.attempt_id, attempt.sequence_id, attempt.start_time,
       attempt.status, workerId, toNullableJsonText(attempt.metadata));
-    this.db.prepare('UPDATE rollouts SET attempt_count = ?, latest_attempt_id = ? WHERE rollout_id = ?')
+    this.stmt('UPDATE rollouts SET attempt_count = ?, latest_attempt_id = ? WHERE rollout_id = ?')
       .run(attempt.sequence_id, attempt.attempt_id, rollout.rollout_id);
     this.setRolloutStatus(rollout.rollout_id, 'preparing');
     return { ...rolloutFromRow(this.requireRolloutRow(rollout.rollout_id)), attempt };
@@ -173,7 +186,7 @@ export class LightningStore {
   private insertRollout(req: EnqueueRolloutRequest, status: RolloutStatus, idempotencyKey: string | null, latest: string | null): RolloutRow {
     const config: RolloutConfig = { ...DEFAULT_ROLLOUT_CONFIG, ...stripUndefined(req.config ?? {}) };
     const id = newRolloutId();
-    this.db.prepare(`INSERT INTO rollouts (rollout_id, input, start_time, mode, resources_id, status, config, metadata, idempotency_key)
+    this.stmt(`INSERT INTO rollouts (rollout_id, input, start_time, mode, resources_id, status, config, metadata, idempotency_key)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, toJsonText(req.input), this.now(), req.mode ?? null,
       req.resources_id ?? latest, status, JSON.stringify(config), JSON.stringify(req.metadata ?? {}), idempotencyKey);
     return this.requireRolloutRow(id);
@@ -181,7 +194,7 @@ export class LightningStore {
 
   private byIdempotencyKey(key: string | null): RolloutRow | undefined {
     if (key === null) return undefined;
-    return this.db.prepare('SELECT * FROM rollouts WHERE idempotency_key = ?').get(key) as RolloutRow | undefined;
+    return this.stmt('SELECT * FROM rollouts WHERE idempotency_key = ?').get(key) as RolloutRow | undefined;
   }
 
   /**
@@ -220,8 +233,8 @@ export class LightningStore {
   dequeue(limit: number, workerId: string | null): AttemptedRollout[] {
     return this.tx(() => {
       const out: AttemptedRollout[] = [];
-      const head = this.db.prepare('SELECT pos, rollout_id FROM rollout_queue ORDER BY pos LIMIT 1');
-      const drop = this.db.prepare('DELETE FROM rollout_queue WHERE pos = ?');
+      const head = this.stmt('SELECT pos, rollout_id FROM rollout_queue ORDER BY pos LIMIT 1');
+      const drop = this.stmt('DELETE FROM rollout_queue WHERE pos = ?');
       while (out.length < limit) {
         const item = head.get() as { pos: number; rollout_id: string } | undefined;
         if (!item) break;
@@ -242,11 +255,11 @@ export class LightningStore {
   private markWorkerIdleAfterEmptyDequeue(workerId: string): void {
     const now = this.now();
     this.upsertWorker(workerId);
-    const w = this.db.prepare('SELECT status FROM workers WHERE worker_id = ?').get(workerId) as { status: string };
+    const w = this.stmt('SELECT status FROM workers WHERE worker_id = ?').get(workerId) as { status: string };
     if (w.status === 'idle') {
-      this.db.prepare('UPDATE workers SET last_dequeue_time = ? WHERE worker_id = ?').run(now, workerId);
+      this.stmt('UPDATE workers SET last_dequeue_time = ? WHERE worker_id = ?').run(now, workerId);
     } else {
-      this.db.prepare(`UPDATE workers SET status = 'idle', last_idle_time = ?, last_dequeue_time = ? WHERE worker_id = ?`)
+      this.stmt(`UPDATE workers SET status = 'idle', last_idle_time = ?, last_dequeue_time = ? WHERE worker_id = ?`)
         .run(now, now, workerId);
     }
   }
@@ -275,8 +288,8 @@ export class LightningStore {
     if (idIn) conditions.push(inList('rollout_id', idIn));
     if (q.rollout_id_contains) conditions.push(contains('rollout_id', q.rollout_id_contains));
     const where = combine(conditions, logic);
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM rollouts WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM rollouts WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM rollouts WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+    const rows = this.stmt(`SELECT * FROM rollouts WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
       .all(...where.params) as RolloutRow[];
     return { items: rows.map((r) => this.withLatestAttempt(r)), limit: p.limit, offset: p.offset, total };
   }
@@ -295,7 +308,7 @@ export class LightningStore {
       if ('resources_id' in update) set('resources_id', update.resources_id ?? null);
       if ('metadata' in update) set('metadata', toNullableJsonText(update.metadata));
       if (update.config) set('config', JSON.stringify({ ...DEFAULT_ROLLOUT_CONFIG, ...stripUndefined(update.config) }));
-      if (sets.length > 0) this.db.prepare(`UPDATE rollouts SET ${sets.join(', ')} WHERE rollout_id = ?`).run(...params, rolloutId);
+      if (sets.length > 0) this.stmt(`UPDATE rollouts SET ${sets.join(', ')} WHERE rollout_id = ?`).run(...params, rolloutId);
       if (update.status) this.setRolloutStatus(row.rollout_id, update.status);
       return rolloutFromRow(this.requireRolloutRow(rolloutId));
     });
@@ -314,7 +327,7 @@ export class LightningStore {
   /** Ids among `ids` that exist and are not finished yet (what a waiter still waits for). */
   unfinishedRolloutIds(ids: string[]): Set<string> {
     const out = new Set<string>();
-    const get = this.db.prepare('SELECT status FROM rollouts WHERE rollout_id = ?');
+    const get = this.stmt('SELECT status FROM rollouts WHERE rollout_id = ?');
     for (const id of ids) {
       const row = get.get(id) as { status: RolloutStatus } | undefined;
       if (row && !isTerminalRolloutStatus(row.status)) out.add(id);
@@ -326,14 +339,14 @@ export class LightningStore {
 
   queryAttempts(rolloutId: string, p: Pagination): PaginatedResult<Attempt> {
     const checked = checkPagination({ sort_by: 'sequence_id', ...stripUndefined(p) }, ATTEMPT_FIELDS);
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM attempts WHERE rollout_id = ?').get(rolloutId) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM attempts WHERE rollout_id = ? ${orderBy(checked.sortBy, checked.sortOrder, 'sequence_id')} ${limitClause(checked.limit, checked.offset)}`)
+    const total = (this.stmt('SELECT COUNT(*) AS n FROM attempts WHERE rollout_id = ?').get(rolloutId) as { n: number }).n;
+    const rows = this.stmt(`SELECT * FROM attempts WHERE rollout_id = ? ${orderBy(checked.sortBy, checked.sortOrder, 'sequence_id')} ${limitClause(checked.limit, checked.offset)}`)
       .all(rolloutId) as AttemptRow[];
     return { items: rows.map(attemptFromRow), limit: checked.limit, offset: checked.offset, total };
   }
 
   getLatestAttempt(rolloutId: string): Attempt | null {
-    const row = this.db.prepare('SELECT * FROM attempts WHERE rollout_id = ? ORDER BY sequence_id DESC LIMIT 1').get(rolloutId) as AttemptRow | undefined;
+    const row = this.stmt('SELECT * FROM attempts WHERE rollout_id = ? ORDER BY sequence_id DESC LIMIT 1').get(rolloutId) as AttemptRow | undefined;
     return row ? attemptFromRow(row) : null;
   }
 
@@ -358,7 +371,7 @@ export class LightningStore {
     }
     if (update.last_heartbeat_time !== undefined) attempt.last_heartbeat_time = update.last_heartbeat_time;
     if (update.metadata !== undefined) attempt.metadata = update.metadata;
-    this.db.prepare(`UPDATE attempts SET status = ?, end_time = ?, worker_id = ?, last_heartbeat_time = ?, metadata = ?
+    this.stmt(`UPDATE attempts SET status = ?, end_time = ?, worker_id = ?, last_heartbeat_time = ?, metadata = ?
       WHERE rollout_id = ? AND attempt_id = ?`).run(attempt.status, attempt.end_time, attempt.worker_id,
       attempt.last_heartbeat_time, toNullableJsonText(attempt.metadata), rolloutId, id);
 
@@ -376,7 +389,7 @@ export class LightningStore {
 
   /** Marks attempts that exceeded their timeout or went silent (§3.7); returns how many were changed. */
   scanUnhealthy(): number {
-    const rows = this.db.prepare(`SELECT r.rollout_id, r.config, a.* FROM rollouts r
+    const rows = this.stmt(`SELECT r.rollout_id, r.config, a.* FROM rollouts r
       JOIN attempts a ON a.rollout_id = r.rollout_id AND a.attempt_id = r.latest_attempt_id
       WHERE r.status IN ('preparing', 'running') AND r.config NOT LIKE '%"timeout_seconds":null,"unresponsive_seconds":null%'`)
       .all() as (AttemptRow & { config: string })[];
@@ -403,14 +416,14 @@ export class LightningStore {
     if (q.status_in) conditions.push(inList('status', q.status_in));
     if (q.worker_id_contains) conditions.push(contains('worker_id', q.worker_id_contains));
     const where = combine(conditions, logic);
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM workers WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM workers WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM workers WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+    const rows = this.stmt(`SELECT * FROM workers WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
       .all(...where.params) as WorkerRow[];
     return { items: rows.map(workerFromRow), limit: p.limit, offset: p.offset, total };
   }
 
   getWorkerById(workerId: string): Worker | null {
-    const row = this.db.prepare('SELECT * FROM workers WHERE worker_id = ?').get(workerId) as WorkerRow | undefined;
+    const row = this.stmt('SELECT * FROM workers WHERE worker_id = ?').get(workerId) as WorkerRow | undefined;
     return row ? workerFromRow(row) : null;
   }
 
@@ -419,9 +432,9 @@ export class LightningStore {
     if (heartbeatStats === null) throw new BadRequestError('heartbeat_stats is invalid; it cannot be a null value.');
     return this.tx(() => {
       this.upsertWorker(workerId);
-      this.db.prepare('UPDATE workers SET last_heartbeat_time = ? WHERE worker_id = ?').run(this.now(), workerId);
+      this.stmt('UPDATE workers SET last_heartbeat_time = ? WHERE worker_id = ?').run(this.now(), workerId);
       if (heartbeatStats !== undefined) {
-        this.db.prepare('UPDATE workers SET heartbeat_stats = ? WHERE worker_id = ?').run(JSON.stringify(heartbeatStats), workerId);
+        this.stmt('UPDATE workers SET heartbeat_stats = ? WHERE worker_id = ?').run(JSON.stringify(heartbeatStats), workerId);
       }
       return this.getWorkerById(workerId) as Worker;
     });
@@ -432,12 +445,12 @@ export class LightningStore {
   addResources(resources: NamedResources, idempotencyKey: string | null = null): ResourcesUpdate {
     return this.tx(() => {
       if (idempotencyKey !== null) {
-        const seen = this.db.prepare('SELECT * FROM resources WHERE idempotency_key = ?').get(idempotencyKey) as ResourcesRow | undefined;
+        const seen = this.stmt('SELECT * FROM resources WHERE idempotency_key = ?').get(idempotencyKey) as ResourcesRow | undefined;
         if (seen) return resourcesFromRow(seen);
       }
       const now = this.now();
       const id = newResourcesId();
-      this.db.prepare(`INSERT INTO resources (resources_id, create_time, update_time, version, resources, touched, idempotency_key)
+      this.stmt(`INSERT INTO resources (resources_id, create_time, update_time, version, resources, touched, idempotency_key)
         VALUES (?, ?, ?, 1, ?, (SELECT COALESCE(MAX(touched), 0) + 1 FROM resources), ?)`)
         .run(id, now, now, JSON.stringify(resources), idempotencyKey);
       return this.getResourcesById(id) as ResourcesUpdate;
@@ -450,11 +463,11 @@ export class LightningStore {
       const now = this.now();
       const existing = this.getResourcesById(resourcesId);
       if (existing) {
-        this.db.prepare(`UPDATE resources SET resources = ?, update_time = ?, version = version + 1,
+        this.stmt(`UPDATE resources SET resources = ?, update_time = ?, version = version + 1,
           touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM resources) WHERE resources_id = ?`)
           .run(JSON.stringify(resources), now, resourcesId);
       } else {
-        this.db.prepare(`INSERT INTO resources (resources_id, create_time, update_time, version, resources, touched)
+        this.stmt(`INSERT INTO resources (resources_id, create_time, update_time, version, resources, touched)
           VALUES (?, ?, ?, 1, ?, (SELECT COALESCE(MAX(touched), 0) + 1 FROM resources))`)
           .run(resourcesId, now, now, JSON.stringify(resources));
       }
@@ -463,12 +476,12 @@ export class LightningStore {
   }
 
   getResourcesById(resourcesId: string): ResourcesUpdate | null {
-    const row = this.db.prepare('SELECT * FROM resources WHERE resources_id = ?').get(resourcesId) as ResourcesRow | undefined;
+    const row = this.stmt('SELECT * FROM resources WHERE resources_id = ?').get(resourcesId) as ResourcesRow | undefined;
     return row ? resourcesFromRow(row) : null;
   }
 
   getLatestResources(): ResourcesUpdate | null {
-    const row = this.db.prepare('SELECT * FROM resources ORDER BY touched DESC LIMIT 1').get() as ResourcesRow | undefined;
+    const row = this.stmt('SELECT * FROM resources ORDER BY touched DESC LIMIT 1').get() as ResourcesRow | undefined;
     return row ? resourcesFromRow(row) : null;
   }
 
@@ -478,8 +491,8 @@ export class LightningStore {
     if (q.resources_id) conditions.push(equals('resources_id', q.resources_id));
     if (q.resources_id_contains) conditions.push(contains('resources_id', q.resources_id_contains));
     const where = combine(conditions, 'and');
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM resources WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM resources WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM resources WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+    const rows = this.stmt(`SELECT * FROM resources WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
       .all(...where.params) as ResourcesRow[];
     return { items: rows.map(resourcesFromRow), limit: p.limit, offset: p.offset, total };
   }
@@ -489,7 +502,7 @@ export class LightningStore {
   /** Next span sequence ids, one per rollout id in order (per-rollout counter, §3.6; ids are not validated). */
   nextSequenceIds(rolloutIds: string[]): number[] {
     return this.tx(() => rolloutIds.map((id) => {
-      const row = this.db.prepare('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(id) as { span_counter: number } | undefined;
+      const row = this.stmt('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(id) as { span_counter: number } | undefined;
       return row ? row.span_counter : 1; // unknown rollout: Python hands out ids anyway
     }));
   }
@@ -503,7 +516,7 @@ export class LightningStore {
     return this.tx(() => {
       const inserted: Span[] = [];
       const touched = new Map<string, { rollout: RolloutRow; attempt: AttemptRow }>();
-      const insert = this.db.prepare(`INSERT OR IGNORE INTO spans (rollout_id, attempt_id, span_id, sequence_id, trace_id, parent_id, name, start_time, end_time, body)
+      const insert = this.stmt(`INSERT OR IGNORE INTO spans (rollout_id, attempt_id, span_id, sequence_id, trace_id, parent_id, name, start_time, end_time, body)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       for (const input of spans) {
         const key = `${input.rollout_id}\u0000${input.attempt_id}`;
@@ -518,7 +531,7 @@ export class LightningStore {
         if (sequenceId < 0) {
           sequenceId = this.nextSequenceIdInTx(input.rollout_id);
         } else {
-          this.db.prepare('UPDATE rollouts SET span_counter = MAX(span_counter, ?) WHERE rollout_id = ?').run(sequenceId, input.rollout_id);
+          this.stmt('UPDATE rollouts SET span_counter = MAX(span_counter, ?) WHERE rollout_id = ?').run(sequenceId, input.rollout_id);
         }
         const span: Span = { ...input, sequence_id: sequenceId };
         const result = insert.run(span.rollout_id, span.attempt_id, span.span_id, sequenceId, span.trace_id, span.parent_id,
@@ -539,14 +552,14 @@ export class LightningStore {
   }
 
   private nextSequenceIdInTx(rolloutId: string): number {
-    const row = this.db.prepare('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(rolloutId) as { span_counter: number };
+    const row = this.stmt('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(rolloutId) as { span_counter: number };
     return row.span_counter;
   }
 
   private heartbeatFromSpan(attemptRow: AttemptRow): void {
     const now = this.now();
     const status = attemptRow.status === 'preparing' || attemptRow.status === 'unresponsive' ? 'running' : attemptRow.status;
-    this.db.prepare('UPDATE attempts SET last_heartbeat_time = ?, status = ? WHERE rollout_id = ? AND attempt_id = ?')
+    this.stmt('UPDATE attempts SET last_heartbeat_time = ?, status = ? WHERE rollout_id = ? AND attempt_id = ?')
       .run(now, status, attemptRow.rollout_id, attemptRow.attempt_id);
     // Re-read: the rollout may have changed earlier in this transaction.
     const rollout = this.requireRolloutRow(attemptRow.rollout_id);
@@ -576,8 +589,8 @@ export class LightningStore {
       if (part) optional.push(contains(field, part));
     }
     const where = combine([...must, ...(optional.length ? [combine(optional, logic)] : [])], 'and');
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM spans WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT body FROM spans WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM spans WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+    const rows = this.stmt(`SELECT body FROM spans WHERE ${where.sql} ${orderBy(p.sortBy, p.sortOrder, 'seq')} ${limitClause(p.limit, p.offset)}`)
       .all(...where.params) as { body: string }[];
     return { items: rows.map((r) => spanFromBody(r.body)), limit: p.limit, offset: p.offset, total };
   }
@@ -585,7 +598,7 @@ export class LightningStore {
   // ---------------------------------------------------------------- statistics
 
   statistics(): StoreStatistics {
-    const count = (table: string) => (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = (table: string) => (this.stmt(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     return {
       name: this.name,
       total_rollouts: count('rollouts'),
