@@ -6,6 +6,7 @@ and raises when "fail" is set.
 """
 import asyncio
 import sys
+import time
 
 import agentlightning as agl
 from agentlightning import LightningStoreClient, LitAgentRunner
@@ -14,6 +15,7 @@ from agentlightning.tracer.agentops import AgentOpsTracer
 
 @agl.rollout
 def no_llm_agent(task, llm, rollout):
+    time.sleep(0.5)  # long enough for the runner's heartbeat thread (0.3 s interval here) to report
     if task.get("fail"):
         raise RuntimeError(f"planned failure for task {task['n']}")
     agl.emit_message(f"endpoint={llm.endpoint} model={llm.model} rollout={rollout.rollout_id}")
@@ -24,7 +26,10 @@ def no_llm_agent(task, llm, rollout):
 def main() -> None:
     url, max_rollouts = sys.argv[1], int(sys.argv[2])
     store = LightningStoreClient(url)
-    runner = LitAgentRunner(tracer=AgentOpsTracer(), max_rollouts=max_rollouts, poll_interval=0.3, interval_jitter=0.1)
+    runner = LitAgentRunner(
+        tracer=AgentOpsTracer(), max_rollouts=max_rollouts, poll_interval=0.3, interval_jitter=0.1,
+        heartbeat_interval=0.3,
+    )
     with runner.run_context(agent=no_llm_agent, store=store, worker_id=0):
         asyncio.run(runner.iter())
     print("runner finished", flush=True)
