@@ -1,5 +1,6 @@
 // Sampling from a frozen set of weights (a sampling session): sample() and computeLogprobs().
 import type { CallOptions } from './config';
+import { TinkerApiError } from './errors';
 import { retrieveFuture } from './futures';
 import type { TinkerHttp } from './http';
 import type { ResolvedOptions } from './config';
@@ -20,17 +21,35 @@ export function samplingParamsToWire(p: SamplingParams): WireSamplingParams {
 }
 
 export class SamplingClient {
-  // Unique per client, like the SDK's; a fresh random block avoids clashing with another client of this session.
-  private seq = 0;
+  private seq: number;
 
+  /**
+   * seq_ids must be unique within a sampling session (the server dedupes retries by them): a client made for a
+   * new session starts at 0, one attached to an existing session id at a random multiple of 1e9, as the SDK's
+   * unpickled copies do.
+   */
   constructor(
     private readonly http: TinkerHttp,
     private readonly opts: ResolvedOptions,
     readonly samplingSessionId: string,
-  ) {}
+    freshSession = false,
+  ) {
+    this.seq = freshSession ? 0 : (1 + Math.floor(Math.random() * 1_000_000)) * 1_000_000_000;
+  }
 
   async sample(prompt: number[], numSamples: number, params: SamplingParams, options: SampleOptions = {}): Promise<SampleResult> {
     const deadline = Date.now() + (options.timeoutMs ?? this.opts.futureTimeoutMs);
+    // A 410 means the server dropped the promise: like the SDK, submit the sample again (a few times).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sampleOnce(prompt, numSamples, params, options, deadline);
+      } catch (err) {
+        if (!(err instanceof TinkerApiError && err.status === 410) || attempt >= 2) throw err;
+      }
+    }
+  }
+
+  private async sampleOnce(prompt: number[], numSamples: number, params: SamplingParams, options: SampleOptions, deadline: number): Promise<SampleResult> {
     const seqId = this.seq++;
     const submitted = await this.http.postJson<{ request_id: string }>(
       '/asample',

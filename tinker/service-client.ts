@@ -104,7 +104,7 @@ export class ServiceClient {
       },
       this.spec(options),
     );
-    return new SamplingClient(this.http, this.options, r.sampling_session_id);
+    return new SamplingClient(this.http, this.options, r.sampling_session_id, true);
   }
 
   /** A client for an existing sampling session id (no request is made). */

@@ -145,7 +145,7 @@ export class TrainingClient {
       type: 'save_weights_for_sampler',
     }));
     if (typeof body.sampling_session_id !== 'string') throw new Error('save_weights_for_sampler answered without a sampling_session_id');
-    return new SamplingClient(this.http, this.opts, body.sampling_session_id);
+    return new SamplingClient(this.http, this.opts, body.sampling_session_id, true);
   }
 
   /** load_weights: weights only (optimizer state starts fresh). */

@@ -139,6 +139,19 @@ describe('seq_id ordering', () => {
     assert.equal(stale.status, 409);
   });
 
+  test('a repeated sample seq_id returns the first request_id; reused for another prompt it is a conflict', async () => {
+    const body = { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: [72, 105] }] }, sampling_params: { max_tokens: 2, seed: 1 } };
+    const sampler = await (await service.createLoraTrainingClient(TEST_MODEL)).saveWeightsAndGetSamplingClient();
+    const id = sampler.samplingSessionId;
+    const a = await post('/asample', { ...body, sampling_session_id: id, seq_id: 5 });
+    const b = await post('/asample', { ...body, sampling_session_id: id, seq_id: 5 });
+    assert.equal(a.body.request_id, b.body.request_id);
+    assert.deepEqual(a.body.sample_sequence_ids, [`${a.body.request_id}:0`]);
+    const c = await post('/asample', { ...body, prompt: { chunks: [{ tokens: [1] }] }, sampling_session_id: id, seq_id: 5 });
+    assert.equal(c.status, 409);
+    assert.equal(c.body.category, 'user');
+  });
+
   test('a gap that is never filled fails the waiting request', async () => {
     const modelId = await newModel();
     const r = await post('/forward_backward', fwdBody(modelId, 5));

@@ -61,7 +61,7 @@ export class TinkerService {
   private readonly runs = new Map<string, TrainingRun>();
   private readonly createModelFutures = new Map<string, string>();
   private readonly samplers = new Map<string, SamplingSession>();
-  private readonly sampleRequests = new Map<string, string>();
+  private readonly sampleRequests = new Map<string, { requestId: string; fingerprint: string }>();
   readonly longPollMs: number;
   private readonly gapTimeoutMs: number;
   private readonly maxLoadedSamplers: number;
@@ -473,11 +473,20 @@ export class TinkerService {
     const key = seq === undefined ? undefined : `${session.id}#${seq}`;
     // SDK 0.38 requires one id per requested sample in the promise (they become SampledSequence.sequence_id).
     const promise = (id: string) => ({ request_id: id, sample_sequence_ids: sequenceIds(id, numSamples) });
+    // A retry repeats the same body; the same seq_id with another body is a client bug, not a retry.
+    const fingerprint = JSON.stringify([prompt, b.sampling_params, numSamples, wantPromptLogprobs]);
     const existing = key ? this.sampleRequests.get(key) : undefined;
-    if (existing) return promise(existing);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint) throw new RequestError(`seq_id ${seq} was already used for another request in sampling session ${session.id}`, 409);
+      return promise(existing.requestId);
+    }
 
     const requestId = this.futures.create();
-    if (key) this.sampleRequests.set(key, requestId);
+    if (key) {
+      this.sampleRequests.set(key, { requestId, fingerprint });
+      // Retries come within minutes; keep a bounded window of recent sample requests for dedupe.
+      if (this.sampleRequests.size > 20_000) this.sampleRequests.delete(this.sampleRequests.keys().next().value!);
+    }
     const s = session;
     void this.futures.run(requestId, async () => {
       await new Promise((r) => setImmediate(r));
