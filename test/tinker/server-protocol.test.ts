@@ -3,7 +3,7 @@
 // buffered, duplicates deduped); long-poll try_again; reattaching a client by model_id.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServiceClient } from '../../tinker';
+import { RequestFailedError, ServiceClient } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
 import { TEST_MODEL, startTestTrainer, tempDir, textDatum } from './helpers';
 import { datumToJson, forwardBackwardOutputFromJson } from '../../tinker/wire/codec';
@@ -98,6 +98,13 @@ describe('bad input is a user error and the server keeps serving', () => {
     const r = await post('/forward_backward', new Uint8Array([0x0a, 0xff, 0xff, 0xff]), { 'content-type': 'application/x-protobuf' });
     assert.equal(r.status, 400);
     assert.equal(r.body.category, 'user');
+  });
+
+  test('a queued request that fails answers its future with a user error; the model goes on', async () => {
+    const tc = await service.createLoraTrainingClient(TEST_MODEL);
+    await tc.saveState('twice');
+    await assert.rejects(tc.saveState('twice'), (err: unknown) => err instanceof RequestFailedError && err.category === 'user' && /already exists/.test(err.message));
+    assert.match(await tc.saveState('twice', { overwrite: true }), /weights\/twice$/);
   });
 
   test('rejected requests used up their seq_ids: the next one runs', async () => {
