@@ -3,6 +3,7 @@
 export type Route =
   | { kind: 'chat' }
   | { kind: 'models' }
+  | { kind: 'model'; id: string }
   | { kind: 'health' }
   | { kind: 'admin-policy' }
   | { kind: 'not-found'; path: string };
@@ -36,7 +37,10 @@ export function routeOf(url: string): Routed {
       return { route: { kind: 'health' }, scope };
     case '/admin/policy':
       return { route: scope ? { kind: 'not-found', path } : { kind: 'admin-policy' }, scope };
-    default:
+    default: {
+      const model = /^\/(?:v1\/)?models\/(.+)$/.exec(path);
+      if (model) return { route: { kind: 'model', id: decodeURIComponent(model[1]) }, scope };
       return { route: { kind: 'not-found', path }, scope };
+    }
   }
 }

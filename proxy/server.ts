@@ -119,6 +119,12 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
         const created = a ? Math.floor(a.activatedAt / 1000) : 0;
         return send(res, 200, { object: 'list', data: a ? [{ id: a.spec.modelName, object: 'model', created, owned_by: 'agl-temporal' }] : [] });
       }
+      case 'model': {
+        allow(['GET']);
+        const a = policies.current();
+        if (!a || a.spec.modelName !== route.id) throw new ApiError(404, `The model ${JSON.stringify(route.id)} does not exist`, 'invalid_request_error', 'model', 'model_not_found');
+        return send(res, 200, { id: a.spec.modelName, object: 'model', created: Math.floor(a.activatedAt / 1000), owned_by: 'agl-temporal' });
+      }
       case 'admin-policy': {
         allow(['GET', 'POST']);
         if (!authorized(req)) throw new ApiError(401, 'admin endpoints need "Authorization: Bearer <AGL_PROXY_ADMIN_TOKEN>"', 'authentication_error', null, 'invalid_api_key');

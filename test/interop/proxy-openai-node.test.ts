@@ -27,6 +27,8 @@ test('plain base URL: models, non-streamed completion with token ids and logprob
   const client = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: 'unused', maxRetries: 0 });
   const models = await client.models.list();
   assert.deepEqual(models.data.map((m) => m.id), ['local/bigram']);
+  assert.equal((await client.models.retrieve('local/bigram')).id, 'local/bigram');
+  await assert.rejects(client.models.retrieve('gpt-4o'), (err: any) => err instanceof OpenAI.NotFoundError);
   const res = await client.chat.completions.create({ model: 'local/bigram', messages: MESSAGES, temperature: 0, max_tokens: 16, n: 2, seed: 3 });
   assert.equal(res.choices.length, 2);
   const raw = res as any;
