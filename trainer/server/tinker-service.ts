@@ -363,15 +363,15 @@ export class TinkerService {
       if (name === undefined && samplingSeq === undefined) throw new RequestError('save_weights_for_sampler needs path or sampling_session_seq_id');
       if (name !== undefined) checkName(name);
       return async (model) => {
-      const frozen = model.snapshot();
-      if (name !== undefined) {
-        const p: TinkerPath = { modelId: run.info.modelId, kind: 'sampler_weights', name: checkName(name) };
-        const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir));
-        return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
-      }
-      const id = `${sessionId}:sample:${samplingSeq}`;
-      this.weightsOf({ id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
-      return { kind: 'json', body: { sampling_session_id: id, type: 'save_weights_for_sampler' } };
+        const frozen = model.snapshot();
+        if (name !== undefined) {
+          const p: TinkerPath = { modelId: run.info.modelId, kind: 'sampler_weights', name: checkName(name) };
+          const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir));
+          return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
+        }
+        const id = `${sessionId}:sample:${samplingSeq}`;
+        this.weightsOf({ id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
+        return { kind: 'json', body: { sampling_session_id: id, type: 'save_weights_for_sampler' } };
       };
     });
   }
@@ -380,18 +380,18 @@ export class TinkerService {
     if (b.model_id === undefined || b.model_id === null) return this.createViaLoad(b);
     const run = this.run(reqString(b, 'model_id'));
     return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
-    const p = parseTinkerPath(reqString(b, 'path'));
-    if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
-    const dir = this.checkpoints.requireExisting(p);
-    const withOptimizer = optBool(b, 'optimizer') ?? false;
-    return async (model) => {
-      const source = await this.checkpoints.readRun(p.modelId);
-      if (source && source.baseModel !== run.info.baseModel) {
-        throw new RequestError(`checkpoint ${formatTinkerPath(p)} is of base model ${source.baseModel}, not ${run.info.baseModel}`);
-      }
-      await model.loadState(dir, withOptimizer);
-      return { kind: 'json', body: { path: formatTinkerPath(p), model_id: run.info.modelId, type: 'load_weights' } };
-    };
+      const p = parseTinkerPath(reqString(b, 'path'));
+      if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
+      const dir = this.checkpoints.requireExisting(p);
+      const withOptimizer = optBool(b, 'optimizer') ?? false;
+      return async (model) => {
+        const source = await this.checkpoints.readRun(p.modelId);
+        if (source && source.baseModel !== run.info.baseModel) {
+          throw new RequestError(`checkpoint ${formatTinkerPath(p)} is of base model ${source.baseModel}, not ${run.info.baseModel}`);
+        }
+        await model.loadState(dir, withOptimizer);
+        return { kind: 'json', body: { path: formatTinkerPath(p), model_id: run.info.modelId, type: 'load_weights' } };
+      };
     });
   }
 
