@@ -1,5 +1,5 @@
-import { heartbeat } from '@temporalio/activity';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
+import { withHeartbeats } from './keep-alive';
 import { markAt } from './policy-client';
 import { tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
@@ -15,15 +15,16 @@ export async function initPolicy(settings: RunSettings, startStep: number): Prom
   const existing = readStepRecord(settings.logPath, startStep, INITIAL);
   if (existing) return existing.state;
   const service = tinkerFor(settings);
-  heartbeat('creating model');
-  const tc = await service.createLoraTrainingClient(settings.modelName, { rank: settings.loraRank, seed: settings.datasetBuilder.seed });
-  if (settings.loadCheckpointPath) {
-    heartbeat('loading checkpoint');
-    await tc.loadState(settings.loadCheckpointPath);
-  }
+  // The first use of a local base model builds it, which can take a minute.
+  const tc = await withHeartbeats(
+    'creating model',
+    service.createLoraTrainingClient(settings.modelName, { rank: settings.loraRank, seed: settings.datasetBuilder.seed }),
+  );
+  const loadPath = settings.loadCheckpointPath;
+  if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
   const name = String(startStep).padStart(6, '0');
-  const statePath = await tc.saveState(name);
-  const samplerPath = await tc.saveWeightsForSampler(name);
+  const statePath = await withHeartbeats('saving state', tc.saveState(name));
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
   writeStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } });

@@ -1,4 +1,5 @@
 import { Context, heartbeat } from '@temporalio/activity';
+import { withHeartbeats } from './keep-alive';
 import {
   computeKlSampleTrain,
   computePostKl,
@@ -66,17 +67,15 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
     metrics['time/kl_vs_base'] = seconds(t0);
   }
 
-  const tc = await trainingClientAt(settings, policy);
+  const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);
   t0 = performance.now();
   const trainingLogprobs: number[][] = [];
   for (const chunk of splitIntoSubsteps(data, settings.numSubsteps)) {
-    const fb = await tc.forwardBackward(chunk.map(toWire), settings.lossFn);
+    const fb = await withHeartbeats('forward_backward', tc.forwardBackward(chunk.map(toWire), settings.lossFn));
     for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
     for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
-    heartbeat('forward_backward');
-    await tc.optimStep({ learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
-    heartbeat('optim_step');
+    await withHeartbeats('optim_step', tc.optimStep({ learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }));
   }
   metrics['time/train_step'] = seconds(t0);
   t0 = performance.now();
@@ -85,8 +84,8 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
 
   t0 = performance.now();
   const name = String(step).padStart(6, '0');
-  const statePath = await tc.saveState(name);
-  const samplerPath = await tc.saveWeightsForSampler(name);
+  const statePath = await withHeartbeats('saving state', tc.saveState(name));
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);
 

@@ -4,6 +4,7 @@ import type { Progress } from '../workflows/run-types';
 const fmt = (x: number | undefined, digits = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
 
 export function progressLine(p: Progress, nowMs: number = Date.now()): string {
+  if (p.numBatches === 0) return `${p.runName || 'run'} | ${p.phase} (validating the config, reading the dataset, creating the model)`;
   const reward = p.lastMetrics['env/all/reward/total'];
   const evalReward = p.lastMetrics['test/env/all/reward/total'];
   const elapsed = Math.max(0, (nowMs - p.batchStartedAtMs) / 1000);

@@ -9,6 +9,8 @@ export function validateRunConfig(raw: unknown, source = 'config', baseDir = pro
   const parsed = RunConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues));
   const cfg = parsed.data;
+  // As the seed: log_path is relative to the working directory (the client's, or the worker's for a CLI start).
+  cfg.logPath = path.resolve(cfg.logPath);
   const problems: string[] = [];
   for (const key of ['trainFile', 'valFile'] as const) {
     const file = cfg.datasetBuilder[key];

@@ -47,6 +47,7 @@ test("defaults are the seed's", () => {
 test('logPath expands ~', () => {
   const cfg = validateRunConfig({ ...minimal, logPath: '~/runs/x' });
   assert.equal(cfg.logPath, path.join(os.homedir(), 'runs/x'));
+  assert.equal(validateRunConfig({ ...minimal, logPath: 'logs/a' }).logPath, path.resolve('logs/a'), 'relative to the working directory, as the seed');
 });
 
 test('a wrong type, an out-of-range value and a misspelt key give three errors naming the three fields', () => {

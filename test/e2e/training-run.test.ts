@@ -1,0 +1,83 @@
+// The whole thing, for real: Temporal dev server, store, local trainer, proxy, worker and example runners as
+// separate processes, a short hello run through the trainingRun workflow, and what it leaves on disk.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { startStack, type Stack } from '../../dev/stack';
+import { validateRunConfig } from '../../config/load';
+import { readJsonl, runPaths } from '../../activities/run-files';
+import { startOrAttach } from '../../cli/run-commands';
+import { progressQuery } from '../../workflows/messages';
+
+let stack: Stack | undefined;
+let client: Client;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-e2e-'));
+const taskQueue = `e2e-${randomUUID()}`;
+
+before(async () => {
+  stack = await startStack({
+    dataDir,
+    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
+    taskQueue,
+    // The tiny test model builds in about a second; this test is about the plumbing, not about learning.
+    initialModel: 'local/tiny-test',
+    renderer: 'role_colon',
+    agent: 'hello',
+    runners: 4,
+    log: () => {},
+  });
+  client = new Client({ connection: await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' }) });
+});
+
+after(async () => {
+  await stack?.stop();
+});
+
+test('a short hello run trains through every phase and leaves the cookbook files', { timeout: 600_000 }, async () => {
+  const logPath = path.join(dataDir, 'runs', 'e2e');
+  const cfg = validateRunConfig({
+    runName: 'e2e',
+    learningRate: 3e-3,
+    modelName: 'local/tiny-test',
+    rendererName: 'role_colon',
+    baseUrl: stack!.trainerUrl,
+    storeAddress: stack!.storeUrl,
+    llmProxyPort: stack!.proxyPort,
+    logPath,
+    maxTokens: 24,
+    evalEvery: 2,
+    saveEvery: 2,
+    rolloutTimeoutSeconds: 120,
+    datasetBuilder: { batchSize: 4, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'], valDataset: ['500', '501'] },
+  });
+  const run = await startOrAttach(client, taskQueue, cfg);
+  const result = await run.handle.result();
+  assert.equal(result.numBatches, 3);
+  assert.equal(result.batchesCompleted, 3);
+  assert.equal(result.finalCheckpoint, 'final');
+
+  const metrics = readJsonl(runPaths(logPath).metrics);
+  assert.deepEqual(metrics.map((m) => m.step), [0, 1, 2], 'one metrics row per batch');
+  for (const m of metrics) {
+    assert.equal(m['env/all/total_episodes'], 8, 'batchSize x groupSize rollouts per batch');
+    assert.ok((m['env/all/total_ac_tokens'] as number) > 0, 'the trainer saw sampled tokens from the proxy spans');
+    assert.equal(m['train/skipped_empty_batch'], 0, 'every batch trained');
+    assert.equal(typeof m['env/all/reward/total'], 'number');
+    assert.equal(m['env/all/by_group/frac_status_succeeded'], 1);
+  }
+  assert.equal(typeof metrics[0]!['test/env/all/reward/total'], 'number', 'evaluation at batch 0');
+  assert.equal(metrics[1]!['test/env/all/reward/total'], undefined, 'no evaluation at batch 1');
+  assert.equal(typeof metrics[2]!['test/env/all/reward/total'], 'number', 'evaluation at batch 2');
+
+  const checkpoints = readJsonl(runPaths(logPath).checkpoints);
+  assert.deepEqual(checkpoints.map((c) => c.name), ['000002', 'final']);
+  assert.match(String(checkpoints[1]!.state_path), /^tinker:\/\/.+\/weights\/000003$/);
+  assert.equal(checkpoints[1]!.batch, 3);
+
+  const progress = await run.handle.query(progressQuery).catch(() => null);
+  if (progress) assert.equal(progress.phase, 'done');
+});
