@@ -5,8 +5,12 @@
 //   --renderer NAME (AGL_PROXY_RENDERER)  default: the one recommended for the model
 //   --retries N (AGL_PROXY_RETRIES)    sampler retries per call (llmProxyRetryAttempts), default 0
 //   --call-timeout-ms MS, --drain-timeout-ms MS
+//   --data DIR (PROXY_DATA, default .data/proxy)  the last switched policy is kept in DIR/policy.json and
+//                                      resumed on restart (it takes precedence over --model)
 // AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need.
 import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import path from 'node:path';
+import { loadPolicy, savePolicy } from './policy-file';
 import { parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import type { PolicyManager } from './policy';
@@ -60,8 +64,10 @@ runMain(async () => {
   const v = args.values;
   const log = (line: string) => process.stderr.write(`[proxy] ${line}\n`);
   const factory = new TinkerSamplerFactory({ baseUrl: v.trainer, log });
-  let initialPolicy: PolicySpec | undefined;
-  if (v.model) {
+  const policyFile = path.join(args.dataDir, 'policy.json');
+  let initialPolicy: PolicySpec | undefined = loadPolicy(policyFile) ?? undefined;
+  if (initialPolicy) log(`resuming the saved policy ${initialPolicy.switchId} from ${policyFile}`);
+  else if (v.model) {
     try {
       initialPolicy = parsePolicySpec({ switchId: `initial:${v.model}`, modelName: v.model, baseModel: v.model, renderer: v.renderer });
     } catch (err) {
@@ -77,6 +83,7 @@ runMain(async () => {
     retryAttempts: intFlag('retries', v.retries, 0),
     callTimeoutMs: intFlag('call-timeout-ms', v['call-timeout-ms'], 300_000),
     drainTimeoutMs: intFlag('drain-timeout-ms', v['drain-timeout-ms'], 30_000),
+    onSwitch: (spec) => savePolicy(policyFile, spec),
     log,
   });
   if (initialPolicy) void applyInitial(proxy.policies, initialPolicy, log);

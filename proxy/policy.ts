@@ -34,6 +34,8 @@ export interface PolicyManagerOptions {
   drainTimeoutMs: number;
   /** How many applied switchIds to remember. */
   rememberSwitches?: number;
+  /** Called after each switch, e.g. to persist the policy for a restart. */
+  onSwitch?: (spec: PolicySpec) => void;
 }
 
 /** Renderer and tokenizer of a spec; throws ApiError(400) when the model or renderer is unknown. */
@@ -148,6 +150,11 @@ export class PolicyManager {
       this.applied.set(spec.switchId, fp);
       const keep = this.opts.rememberSwitches ?? 1000;
       if (this.applied.size > keep) this.applied.delete(this.applied.keys().next().value!);
+      try {
+        this.opts.onSwitch?.(spec);
+      } catch {
+        /* persisting is best effort; the switch itself happened */
+      }
       return { switched: true, policy: spec, undrained, drainMs: Date.now() - started };
     } finally {
       this.holding = false;

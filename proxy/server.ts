@@ -26,6 +26,8 @@ export interface ProxyOptions {
   retryAttempts?: number;
   policyWaitMs?: number;
   maxBodyBytes?: number;
+  /** Called after each policy switch (main.ts persists the policy so a restarted proxy resumes it). */
+  onSwitch?: (spec: PolicySpec) => void;
   log?: (line: string) => void;
 }
 
@@ -86,7 +88,7 @@ function describe(p: PolicyManager) {
 
 export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[proxy] ${l}\n`));
-  const policies = new PolicyManager({ factory: opts.factory, drainTimeoutMs: opts.drainTimeoutMs ?? 30_000 });
+  const policies = new PolicyManager({ factory: opts.factory, drainTimeoutMs: opts.drainTimeoutMs ?? 30_000, onSwitch: opts.onSwitch });
   const callOptions: CallOptions = {
     policies,
     sink: opts.sink ?? null,

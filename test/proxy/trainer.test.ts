@@ -28,17 +28,21 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'agl-proxy-e2e-'));
   trainer = await startTrainerServer({ engine: createBigramEngine(), dataDir: path.join(dir, 'trainer'), log: () => {} });
   store = await startStoreServer({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {} });
-  proxy = await startProcess({
+  ({ proxy, url } = await startProxyProcess());
+});
+
+async function startProxyProcess(): Promise<{ proxy: ManagedProcess; url: string }> {
+  const p = await startProcess({
     name: 'proxy',
     command: process.execPath,
-    args: ['--import', 'tsx', 'proxy/main.ts', '--port', '0', '--store', store.url, '--trainer', trainer.url, '--model', 'local/bigram'],
+    args: ['--import', 'tsx', 'proxy/main.ts', '--port', '0', '--data', path.join(dir, 'proxy'), '--store', store.url, '--trainer', trainer.url, '--model', 'local/bigram'],
     cwd: ROOT,
     env: { ...process.env, TINKER_API_KEY: 'tml-local' },
     readyLine: /proxy listening on (http:\/\/\S+)/,
     readyTimeoutMs: 60_000,
   });
-  url = proxy.match![1];
-});
+  return { proxy: p, url: p.match![1] };
+}
 after(async () => {
   await proxy?.stop();
   await store?.close();
@@ -94,4 +98,15 @@ test('switch to a saved sampler snapshot: the next call is answered by it', asyn
   } finally {
     await service.close();
   }
+});
+
+test('a restarted proxy (kill -9) resumes the last switched policy, not --model', async () => {
+  proxy.kill9();
+  await proxy.exited;
+  ({ proxy, url } = await startProxyProcess());
+  const r = await post(`${url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.headers.get('x-agl-policy'), 'batch-1');
+  const again = await post(`${url}/admin/policy`, { switchId: 'batch-1', modelName: 'local/bigram', samplerPath: 'tinker://other', baseModel: 'local/bigram' });
+  assert.equal(again.status, 409, 'the resumed switchId is remembered');
 });
