@@ -48,9 +48,12 @@ export class LightningStore {
     this.now = options.now ?? (() => Date.now() / 1000);
     this.startedAt = this.now();
     this.name = options.name ?? 'SqliteLightningStore';
+    this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
   }
 
   private readonly statements = new Map<string, Database.Statement>();
+  /** One transaction wrapper for all operations (creating one per call is costly in better-sqlite3). */
+  private readonly runInTransaction: (fn: () => unknown) => unknown;
 
   /** Prepared statements are cached: compiling SQL on every call costs more than running it. */
   private stmt(sql: string): Database.Statement {
@@ -73,7 +76,7 @@ export class LightningStore {
     this.finishedInTx = [];
     let result: T;
     try {
-      result = this.db.transaction(fn)();
+      result = this.runInTransaction(fn) as T;
       this.writeCount++;
     } catch (err) {
       this.finishedInTx = [];

@@ -2,6 +2,7 @@
 // against the Python `agl store` (v0.3.0). Checks none lost and none duplicated; reports rollouts/s and p50/p99
 // enqueue→succeeded latency (the store's own start_time → end_time).
 // Usage: npx tsx test/bench/store-load.ts [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
+//        [--url http://…]  (use a TS store that is already running instead of starting one)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { aglVenv, pythonEnv } from '../interop/store-python';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const { values } = parseArgs({
-  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' } },
+  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' }, url: { type: 'string' } },
 });
 const N = Number(values.rollouts);
 const RUNNERS = Number(values.runners);
@@ -64,7 +65,9 @@ async function runLoad(name: string, url: string): Promise<Result> {
 async function main(): Promise<void> {
   const results: Result[] = [];
   const procs: ManagedProcess[] = [];
-  if (values.only !== 'python') {
+  if (values.only !== 'python' && values.url) {
+    results.push(await runLoad('ts (external)', values.url));
+  } else if (values.only !== 'python') {
     const dir = mkdtempSync(path.join(tmpdir(), 'agl-store-bench-'));
     const ts = await startProcess({
       name: 'ts-store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir, '--sync', values.sync!],
