@@ -10,6 +10,7 @@ import { parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import { parseChatRequest } from './request';
 import { routeOf } from './routes';
+import { SamplerError } from './sampler';
 import type { SamplerFactory } from './sampler';
 import type { SpanSink } from './span-sink';
 import { sseEvents } from './stream';
@@ -46,7 +47,12 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 }
 
 function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => void): void {
-  const e = err instanceof ApiError ? err : new ApiError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'internal_error');
+  const e =
+    err instanceof ApiError
+      ? err
+      : err instanceof SamplerError
+        ? new ApiError(err.status, `sampler: ${err.message}`, err.status < 500 ? 'invalid_request_error' : 'api_error', null, 'sampler_error')
+        : new ApiError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'internal_error');
   if (e.status >= 500) log(`error ${e.status}: ${e.message}`);
   if (res.headersSent) {
     res.destroy();

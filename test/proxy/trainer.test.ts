@@ -92,7 +92,8 @@ test('switch to a saved sampler snapshot: the next call is answered by it', asyn
     assert.equal(r.headers.get('x-agl-policy'), 'batch-1');
     assert.ok(r.json.choices[0].token_ids.length <= 16, 'the policy default maxTokens applies');
     const bad = await post(`${url}/admin/policy`, { switchId: 'batch-x', modelName: 'local/bigram', samplerPath: 'tinker://nope/sampler_weights/1', baseModel: 'local/bigram' });
-    assert.ok(bad.status >= 400, bad.text);
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.json.error.code, 'sampler_error');
     const still = await post(`${url}/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
     assert.equal(still.headers.get('x-agl-policy'), 'batch-1', 'a failed switch keeps the current policy');
   } finally {
