@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   const engine = createEngine({ dataDir: path.resolve('.data/trainer') });
   const model = values.model!;
   const server = await startTestTrainer({ engine, dataDir: tmp.dir });
-  const service = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-bench', wire: values.wire as 'proto' | 'json' });
+  // A first create_model builds the base model: minutes of CPU for the larger recipes.
+  const service = new ServiceClient({ baseUrl: server.url, apiKey: 'tml-bench', wire: values.wire as 'proto' | 'json', futureTimeoutMs: 60 * 60_000 });
   const report: Record<string, number | string> = { model, wire: values.wire! };
   try {
     let t = performance.now();
@@ -60,4 +61,7 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(report));
 }
 
-void main();
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
