@@ -35,6 +35,11 @@ test('plain base URL: models, non-streamed completion with token ids and logprob
   assert.equal(raw.prompt_token_ids[0], 256);
   res.choices.forEach(checkChoice);
   assert.equal(res.usage?.prompt_tokens, raw.prompt_token_ids.length);
+  // Plain and streamed, through the library's stream helper that accumulates the final message.
+  const runner = client.chat.completions.stream({ model: 'local/bigram', messages: MESSAGES, max_tokens: 8 });
+  const final = await runner.finalChatCompletion();
+  assert.equal(final.choices[0].message.role, 'assistant');
+  assert.ok(['stop', 'length'].includes(final.choices[0].finish_reason));
 });
 
 test('rollout-scoped base URL, streamed: deltas add up to the text, last chunk has ids; one span', async () => {

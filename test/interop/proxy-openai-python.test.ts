@@ -42,6 +42,9 @@ test('Python openai client: plain, scoped, streamed; spans recorded', { timeout:
   assert.deepEqual(r.stream.prompt_token_ids, r.plain.prompt_token_ids);
   assert.equal(r.stream.logprobs, r.stream.token_ids.length);
   assert.equal(r.stream.usage.completion_tokens, r.stream.token_ids.length);
+  assert.ok(r.plain_stream.chunks >= 2);
+  assert.ok(r.plain_stream.token_ids.length > 0 && r.plain_stream.token_ids.length <= 8);
+  assert.deepEqual(r.plain_stream.prompt_token_ids, r.plain.prompt_token_ids);
   assert.equal(r.bad_request.status, 400);
   assert.match(r.bad_request.message, /n must be at least 1/);
 

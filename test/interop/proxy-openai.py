@@ -30,6 +30,9 @@ last = chunks[-1]
 out["stream"] = {"chunks": len(chunks), "text": "".join((ch.get("delta") or {}).get("content") or "" for c in chunks for ch in c["choices"]),
                  "prompt_token_ids": last.get("prompt_token_ids"), "token_ids": last["choices"][0].get("token_ids"),
                  "logprobs": len(last["choices"][0]["logprobs"]["content"]), "usage": last.get("usage")}
+plain_chunks = [c.to_dict() for c in plain.chat.completions.create(model="local/bigram", messages=messages, max_tokens=8, stream=True)]
+out["plain_stream"] = {"chunks": len(plain_chunks), "token_ids": plain_chunks[-1]["choices"][0].get("token_ids"),
+                       "prompt_token_ids": plain_chunks[-1].get("prompt_token_ids")}
 try:
     plain.chat.completions.create(model="local/bigram", messages=messages, n=0)
     out["bad_request"] = None
