@@ -22,6 +22,7 @@ export interface StackOptions {
   initialModel: string;
   renderer: string;
   agent: string;
+  /** TypeScript runners of `agent`; 0 = none (bring your own, e.g. Python Agent-lightning runners). */
   runners: number;
   /** Echo every child's output (prefixed). */
   echo?: boolean;
@@ -101,6 +102,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   try {
     // The trainer builds its base model on first use, which can take a while; start it first.
     for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners'] as const) {
+      if (name === 'runners' && opts.runners === 0) continue;
       log(`starting ${name}`);
       started.push(await services[name].start());
     }

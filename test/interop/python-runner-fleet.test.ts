@@ -1,0 +1,83 @@
+// Python Agent-lightning v0.3 runners (LitAgentRunner + AgentOps tracer + the openai package) stand in for the
+// TypeScript runners in a real run: the workflow, store, proxy and trainer are ours; the agents are theirs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { startProcess, type ManagedProcess } from '../../common/processes';
+import { startStack, type Stack } from '../../dev/stack';
+import { validateRunConfig } from '../../config/load';
+import { readJsonl, runPaths } from '../../activities/run-files';
+import { startOrAttach } from '../../cli/run-commands';
+import { aglVenv, pythonEnv } from './store-python';
+
+let stack: Stack | undefined;
+const fleet: ManagedProcess[] = [];
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-pyfleet-'));
+const taskQueue = `pyfleet-${randomUUID()}`;
+
+before(async () => {
+  const venv = await aglVenv();
+  stack = await startStack({
+    dataDir,
+    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
+    taskQueue,
+    initialModel: 'local/tiny-test',
+    renderer: 'role_colon',
+    agent: 'hello',
+    runners: 0,
+    log: () => {},
+  });
+  for (let i = 0; i < 2; i++) {
+    fleet.push(
+      await startProcess({
+        name: `py-runner-${i}`,
+        command: venv.python,
+        args: [path.join(__dirname, 'python-hello-runner.py'), stack.storeUrl, String(i)],
+        env: pythonEnv(),
+        readyLine: /python runner polling/,
+        readyTimeoutMs: 120_000,
+      }),
+    );
+  }
+});
+
+after(async () => {
+  for (const p of fleet) await p.stop(2000);
+  await stack?.stop();
+});
+
+test('a run completes with Python runners only, and trains on the token ids their calls produced', { timeout: 600_000 }, async () => {
+  const client = new Client({ connection: await Connection.connect({ address: stack!.temporal.address, connectTimeout: '60 seconds' }) });
+  const logPath = path.join(dataDir, 'runs', 'pyfleet');
+  const cfg = validateRunConfig({
+    runName: 'pyfleet',
+    learningRate: 3e-3,
+    modelName: 'local/tiny-test',
+    rendererName: 'role_colon',
+    baseUrl: stack!.trainerUrl,
+    storeAddress: stack!.storeUrl,
+    llmProxyPort: stack!.proxyPort,
+    logPath,
+    maxTokens: 16,
+    evalEvery: 0,
+    saveEvery: 0,
+    rolloutTimeoutSeconds: 120,
+    datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: ['1', '2', '3', '4'], valDataset: ['9'] },
+  });
+  const run = await startOrAttach(client, taskQueue, cfg);
+  const result = await run.handle.result();
+  assert.equal(result.batchesCompleted, 2);
+  const metrics = readJsonl(runPaths(logPath).metrics);
+  assert.equal(metrics.length, 2);
+  for (const m of metrics) {
+    assert.equal(m['env/all/by_group/frac_status_succeeded'], 1, 'the Python runners finished every rollout');
+    assert.ok((m['env/all/total_ac_tokens'] as number) > 0, 'the Python agents’ calls yielded trainable tokens');
+    assert.equal(m['train/skipped_empty_batch'], 0);
+  }
+  const out = fleet.map((p) => p.output()).join('\n');
+  assert.doesNotMatch(out, /Traceback/, 'no Python errors in the runners');
+});
