@@ -1,5 +1,5 @@
 // The official Python Tinker SDK (PyPI, pinned) drives our local trainer through the issue's scenario:
-// create_lora_training_client → forward_backward (cross_entropy, importance_sampling) → optim_step →
+// create_lora_training_client → forward_backward (cross_entropy, importance_sampling; ppo with config) → optim_step →
 // save_weights_and_get_sampling_client → sample → save_state → load_state, with a token required.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,6 +62,7 @@ test('the Python SDK trains, samples, saves and loads through the local trainer'
   // importance_sampling against the sampler's own logprobs: ratio 1, learner logprobs = sampler logprobs.
   r.is_learner_logprobs.forEach((lp: number, i: number) => assert.ok(Math.abs(lp - r.sample_logprobs[i]) < 1e-4));
   assert.ok(Math.abs(r.is_loss + 0.5 * r.sample_tokens.length) < 1e-3, `is loss ${r.is_loss}`);
+  assert.ok(Math.abs(r.ppo_loss + 1.1 * 0.5 * r.sample_tokens.length) < 1e-3, `ppo loss ${r.ppo_loss}`);
   assert.equal(r.prompt_logprobs[0], null);
   assert.equal(r.prompt_logprobs.length, 5 + r.sample_tokens.length);
 

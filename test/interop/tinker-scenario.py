@@ -75,6 +75,18 @@ is_datum = types.Datum(
 is_out = tc.forward_backward([is_datum], "importance_sampling").result()
 out["is_loss"] = is_out.metrics["loss:sum"]
 out["is_learner_logprobs"] = [float(x) for x in is_out.loss_fn_outputs[0]["logprobs"].tolist()[n_prompt:]]
+# ppo through forward, with loss_fn_config: sampler logprobs lowered by 0.5 make every ratio e^0.5, clipped
+# to clip_high_threshold, so the loss is -1.1 * sum(advantages).
+ppo_datum = types.Datum(
+    model_input=is_datum.model_input,
+    loss_fn_inputs={
+        "target_tokens": full[1:],
+        "logprobs": [0.0] * n_prompt + [lp - 0.5 for lp in seq.logprobs],
+        "advantages": [0.0] * n_prompt + [0.5] * len(seq.tokens),
+    },
+)
+ppo_out = tc.forward([ppo_datum], "ppo", loss_fn_config={"clip_low_threshold": 0.9, "clip_high_threshold": 1.1}).result()
+out["ppo_loss"] = ppo_out.metrics["loss:sum"]
 tc.optim_step(adam).result()
 out["prompt_logprobs"] = sampler.compute_logprobs(types.ModelInput.from_ints(full)).result()
 

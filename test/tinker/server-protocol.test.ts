@@ -135,6 +135,9 @@ describe('seq_id ordering', () => {
     await result(second.body.request_id);
     const out = forwardBackwardOutputFromJson((await result(third.body.request_id)) as never);
     assert.equal(out.metrics['loss:sum'], expected);
+    // Same inputs, same order: bit-identical weights.
+    const info = await post('/get_info', { model_id: modelId });
+    assert.equal(info.body.weights_sha256, (await tc.getInfo()).weightsHash);
   });
 
   test('a repeated seq_id returns the first request_id', async () => {
