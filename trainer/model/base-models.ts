@@ -8,7 +8,8 @@ import { adamwStep, newAdamState } from './adamw';
 import { FORMAT, readCheckpoint, readMeta, sha256, writeCheckpoint } from './checkpoint';
 import { archName, layoutOf, ModelConfig } from './config';
 import { CorpusGen, guessCorpus, helloCorpus } from './corpus';
-import { backward, forward, initParams, targetLogprobs } from './gpt';
+import { BatchItem, runBatch } from './batch';
+import { initParams } from './gpt';
 import { crossEntropy } from './losses';
 import { Rng } from './rng';
 import { BOS_ID, encode, TOKENIZER_ID, VOCAB_SIZE } from './tokenizer';
@@ -76,19 +77,17 @@ export async function trainBase(r: Recipe, log?: (line: string) => void): Promis
   const rng = new Rng('corpus', r.name, r.seed);
   const warmup = Math.max(1, Math.round(r.steps / 10));
   for (let s = 0; s < r.steps; s++) {
-    let loss = 0;
+    const items: BatchItem[] = [];
     let n = 0;
     for (let b = 0; b < r.batchSize; b++) {
       const ex = r.corpus(rng);
       const { input, target, weights } = exampleTokens(ex.prompt, ex.completion);
       if (input.length > c.contextLength) continue;
-      const cache = forward(c, L, P, input);
-      const { lp, logp } = targetLogprobs(c, cache, target);
-      const lv = crossEntropy(lp, weights);
-      backward(c, L, P, cache, target, logp, lv.dlp, G);
-      loss += lv.loss;
+      items.push({ input, target, loss: (lp) => crossEntropy(lp, weights) });
       n += weights.reduce((a, w) => a + w, 0);
     }
+    // Examples share their prompt's preamble, so the batch packs into far fewer rows.
+    const loss = runBatch(c, L, P, items, G).losses.reduce((a, x) => a + x, 0);
     // Linear warmup, then linear decay to 10%.
     const frac = s < warmup ? (s + 1) / warmup : 1 - 0.9 * ((s - warmup) / Math.max(1, r.steps - warmup));
     adamwStep(P, G, st, { learningRate: r.learningRate * frac, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 10 });

@@ -61,24 +61,26 @@ export const helloCorpus: CorpusGen = (rng) => {
 };
 
 /**
- * Guess-the-number dialogues: the assistant guesses, the user answers "Higher." / "Lower." /
- * "Correct!". Guesses are noisy (sometimes ignoring the feedback) so RL has something to improve.
+ * Guess-the-number dialogues as agents/examples/guess.ts plays them (secret 1..10, "Higher." /
+ * "Lower." feedback, up to 4 turns). Guesses are noisy: about half respect the feedback so far, the
+ * rest are uniform, so the base model knows the game's format and RL has a strategy to learn.
  * The prompt is the whole dialogue so far; the completion is the next guess.
  */
+export const GUESS_INTRO = "I'm thinking of a number from 1 to 10. Guess it.";
+
 export const guessCorpus: CorpusGen = (rng) => {
-  const secret = rng.int(100);
-  let lo = 0;
-  let hi = 99;
-  let text = `User: I am thinking of a number between 0 and 99. Guess it.\n\nAssistant:`;
-  const turns = rng.int(5);
-  for (let i = 0; i < turns && lo <= hi; i++) {
-    const g = rng.next() < 0.6 ? lo + rng.int(hi - lo + 1) : rng.int(100);
+  const secret = 1 + rng.int(10);
+  let lo = 1;
+  let hi = 10;
+  let text = rolePrompt(GUESS_INTRO);
+  const guess = () => (rng.next() < 0.5 && lo <= hi ? lo + rng.int(hi - lo + 1) : 1 + rng.int(10));
+  const turns = rng.int(4);
+  for (let i = 0; i < turns; i++) {
+    const g = guess();
     if (g === secret) break;
-    const fb = g < secret ? 'Higher.' : 'Lower.';
     if (g < secret) lo = Math.max(lo, g + 1);
     else hi = Math.min(hi, g - 1);
-    text += ` ${g}\n\nUser: ${fb}\n\nAssistant:`;
+    text += ` ${g}\n\nUser: ${g < secret ? 'Higher.' : 'Lower.'}\n\nAssistant:`;
   }
-  const g = rng.next() < 0.5 && lo <= hi ? lo + rng.int(hi - lo + 1) : rng.int(100);
-  return { prompt: text, completion: ` ${g}\n\nUser:` };
+  return { prompt: text, completion: ` ${guess()}\n\nUser:` };
 };

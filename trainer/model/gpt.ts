@@ -1,7 +1,7 @@
 // A tiny pre-LayerNorm GPT over byte tokens: forward with saved activations, and its manual backward.
 import { ModelConfig, Layout, layoutOf } from './config';
 import { Rng } from './rng';
-import { attention, attentionBackward, gelu, geluBackward, layerNorm, layerNormBackward, matmul, matmulBackward } from './ops';
+import { attention, attentionBackward, gelu, geluBackward, layerNorm, layerNormBackward, matmul, matmulBackward, Segments, visible } from './ops';
 
 /** Fresh weights: N(0, 0.02), residual projections scaled by 1/sqrt(2·layers), LayerNorm gains 1. */
 export function initParams(c: ModelConfig, seed: string | number): Float64Array {
@@ -37,7 +37,11 @@ export function initParams(c: ModelConfig, seed: string | number): Float64Array 
  * number from the prompt), which a 2-layer model otherwise needs many more steps to discover.
  */
 export function prevRow(c: ModelConfig, L: Layout, tokens: ArrayLike<number>, t: number): number {
-  return L.wprev + (t > 0 ? tokens[t - 1] : c.vocabSize) * c.dModel;
+  return prevRowOf(c, L, t > 0 ? tokens[t - 1] : -1);
+}
+
+export function prevRowOf(c: ModelConfig, L: Layout, prevToken: number): number {
+  return L.wprev + (prevToken >= 0 ? prevToken : c.vocabSize) * c.dModel;
 }
 
 interface LayerCache {
@@ -47,9 +51,33 @@ interface LayerCache {
   u: Float64Array; a: Float64Array;
 }
 
+/**
+ * Several sequences packed into one row set: a shared prefix (seg 0) then each sequence's own tail
+ * (seg 1, 2, ...). pos is each token's position within its own sequence and prev its predecessor
+ * there (-1: none). The packed forward computes exactly what separate forwards would.
+ */
+export interface Packing {
+  pos: Int32Array;
+  prev: Int32Array;
+  seg: Int32Array;
+}
+
+export function plainPacking(tokens: ArrayLike<number>): Packing {
+  const T = tokens.length;
+  const pos = new Int32Array(T);
+  const prev = new Int32Array(T);
+  for (let t = 0; t < T; t++) {
+    pos[t] = t;
+    prev[t] = t > 0 ? tokens[t - 1] : -1;
+  }
+  return { pos, prev, seg: new Int32Array(0) };
+}
+
 export interface ForwardCache {
   T: number;
   tokens: ArrayLike<number>;
+  pack: Packing;
+  seg: Segments;
   layers: LayerCache[];
   xOut: Float64Array; hf: Float64Array; mf: Float64Array; rf: Float64Array;
   /** Copy head: queries, keys [T x dCopy] and attention probs [T x T] (j ≤ i). */
@@ -63,15 +91,17 @@ export const COPY_GAIN_SCALE = 10;
 
 
 /** Forward over one sequence (tokens already validated: ids < V, length ≤ context). */
-export function forward(c: ModelConfig, L: Layout, P: Float64Array, tokens: ArrayLike<number>): ForwardCache {
+export function forward(c: ModelConfig, L: Layout, P: Float64Array, tokens: ArrayLike<number>, packing?: Packing): ForwardCache {
   const T = tokens.length;
+  const pack = packing ?? plainPacking(tokens);
+  const seg: Segments = packing ? packing.seg : null;
   const d = c.dModel;
   const f = c.dFF;
   let x = new Float64Array(T * d);
   for (let t = 0; t < T; t++) {
     const e = L.wte + tokens[t] * d;
-    const p = L.wpe + t * d;
-    const q = prevRow(c, L, tokens, t);
+    const p = L.wpe + pack.pos[t] * d;
+    const q = prevRowOf(c, L, pack.prev[t]);
     for (let i = 0; i < d; i++) x[t * d + i] = P[e + i] + P[p + i] + P[q + i];
   }
   const layers: LayerCache[] = [];
@@ -84,7 +114,7 @@ export function forward(c: ModelConfig, L: Layout, P: Float64Array, tokens: Arra
     };
     layerNorm(x, T, d, P, lo.ln1g, lo.ln1b, lc.h1, lc.m1, lc.r1);
     matmul(lc.h1, T, d, P, lo.wqkv, 3 * d, -1, lc.qkv);
-    attention(lc.qkv, T, d, c.nHeads, lc.probs, lc.att);
+    attention(lc.qkv, T, d, c.nHeads, lc.probs, lc.att, seg);
     matmul(lc.att, T, d, P, lo.wo, d, -1, lc.xMid);
     for (let i = 0; i < T * d; i++) lc.xMid[i] += x[i];
     layerNorm(lc.xMid, T, d, P, lo.ln2g, lo.ln2b, lc.h2, lc.m2, lc.r2);
@@ -109,9 +139,9 @@ export function forward(c: ModelConfig, L: Layout, P: Float64Array, tokens: Arra
   if (dc > 0) {
     matmul(hf, T, d, P, L.wcq, dc, -1, cq);
     matmul(hf, T, d, P, L.wck, dc, -1, ck);
-    copyHead(c, P[L.cgain] * COPY_GAIN_SCALE, tokens, T, cq, ck, cprobs, logits);
+    copyHead(c, P[L.cgain] * COPY_GAIN_SCALE, tokens, T, cq, ck, cprobs, logits, seg);
   }
-  return { T, tokens, layers, xOut: x, hf, mf, rf, cq, ck, cprobs, logits };
+  return { T, tokens, pack, seg, layers, xOut: x, hf, mf, rf, cq, ck, cprobs, logits };
 }
 
 /**
@@ -120,13 +150,14 @@ export function forward(c: ModelConfig, L: Layout, P: Float64Array, tokens: Arra
  * model only has to learn where to point, which makes copying from the prompt quick to learn.
  */
 export function copyHead(c: ModelConfig, gain: number, tokens: ArrayLike<number>, T: number,
-  cq: Float64Array, ck: Float64Array, cprobs: Float64Array, logits: Float64Array): void {
+  cq: Float64Array, ck: Float64Array, cprobs: Float64Array, logits: Float64Array, seg: Segments): void {
   const dc = c.dCopy;
   const V = c.vocabSize;
   const scale = 1 / Math.sqrt(dc);
   for (let i = 0; i < T; i++) {
     let mx = -Infinity;
     for (let j = 0; j <= i; j++) {
+      if (!visible(seg, i, j)) continue;
       let s = 0;
       for (let e = 0; e < dc; e++) s += cq[i * dc + e] * ck[j * dc + e];
       s *= scale;
@@ -134,8 +165,14 @@ export function copyHead(c: ModelConfig, gain: number, tokens: ArrayLike<number>
       if (s > mx) mx = s;
     }
     let z = 0;
-    for (let j = 0; j <= i; j++) { const p = Math.exp(cprobs[i * T + j] - mx); cprobs[i * T + j] = p; z += p; }
     for (let j = 0; j <= i; j++) {
+      if (!visible(seg, i, j)) { cprobs[i * T + j] = 0; continue; }
+      const p = Math.exp(cprobs[i * T + j] - mx);
+      cprobs[i * T + j] = p;
+      z += p;
+    }
+    for (let j = 0; j <= i; j++) {
+      if (!visible(seg, i, j)) continue;
       const p = cprobs[i * T + j] / z;
       cprobs[i * T + j] = p;
       logits[i * V + tokens[j]] += gain * p;
@@ -208,7 +245,7 @@ export function backward(c: ModelConfig, L: Layout, P: Float64Array, cache: Forw
     layerNormBackward(lc.xMid, T, d, P, lo.ln2g, lo.ln2b, lc.m2, lc.r2, dh, G, dMid);
     // Attention branch: xMid = xIn + Wo·attn(LN1(xIn)).
     matmulBackward(lc.att, T, d, P, lo.wo, d, -1, dMid, G, datt);
-    attentionBackward(lc.qkv, T, d, c.nHeads, lc.probs, datt, dqkv, tmp);
+    attentionBackward(lc.qkv, T, d, c.nHeads, lc.probs, datt, dqkv, tmp, cache.seg);
     matmulBackward(lc.h1, T, d, P, lo.wqkv, 3 * d, -1, dqkv, G, dh);
     const dIn = dMid;
     layerNormBackward(lc.xIn, T, d, P, lo.ln1g, lo.ln1b, lc.m1, lc.r1, dh, G, dIn);
@@ -216,8 +253,8 @@ export function backward(c: ModelConfig, L: Layout, P: Float64Array, cache: Forw
   }
   for (let t = 0; t < T; t++) {
     const e = L.wte + cache.tokens[t] * d;
-    const p = L.wpe + t * d;
-    const q = prevRow(c, L, cache.tokens, t);
+    const p = L.wpe + cache.pack.pos[t] * d;
+    const q = prevRowOf(c, L, cache.pack.prev[t]);
     for (let i = 0; i < d; i++) {
       G[e + i] += dx[t * d + i];
       G[p + i] += dx[t * d + i];
@@ -247,6 +284,7 @@ function copyHeadBackward(c: ModelConfig, L: Layout, P: Float64Array, cache: For
     if (!any) continue;
     let dot = 0;
     for (let j = 0; j <= i; j++) {
+      if (!visible(cache.seg, i, j)) continue;
       const g = dlogits[o + tokens[j]];
       const p = cprobs[i * T + j];
       dgain += p * g;
@@ -254,6 +292,7 @@ function copyHeadBackward(c: ModelConfig, L: Layout, P: Float64Array, cache: For
       dot += p * da[j];
     }
     for (let j = 0; j <= i; j++) {
+      if (!visible(cache.seg, i, j)) continue;
       const ds = cprobs[i * T + j] * (da[j] - dot) * scale;
       if (ds === 0) continue;
       for (let e = 0; e < dc; e++) {

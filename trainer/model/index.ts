@@ -8,7 +8,7 @@ import { adamwStep, AdamState, newAdamState } from './adamw';
 import { loadOrBuildBase, infoOf, RECIPES, recipeFor } from './base-models';
 import { FORMAT, readCheckpoint, sha256, writeCheckpoint } from './checkpoint';
 import { Layout, layoutOf, ModelConfig } from './config';
-import { backward, forward, targetLogprobs } from './gpt';
+import { runBatch, BatchItem } from './batch';
 import { isLossFn, lossFor, validateInputs } from './losses';
 import { promptLogprobs, sample } from './sampler';
 import { byteTokenizer } from './tokenizer';
@@ -77,17 +77,14 @@ class Trainable implements TrainableModel {
     for (const [k, v] of Object.entries(lossFnConfig ?? {})) {
       if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`loss_fn_config.${k} must be a finite number`);
     }
-    let total = 0;
-    const lossFnOutputs = data.map((d) => {
-      const target = d.lossFnInputs.target_tokens;
-      const cache = forward(c, this.L, this.P, d.modelInput);
-      const { lp, logp } = targetLogprobs(c, cache, target);
-      const lv = lossFor(lossFn, lp, d.lossFnInputs, lossFnConfig ?? undefined);
-      total += lv.loss;
-      if (!forwardOnly) backward(c, this.L, this.P, cache, target, logp, lv.dlp, this.G);
-      return { logprobs: Array.from(lp) };
-    });
-    return { lossFnOutputs, metrics: { 'loss:sum': total } };
+    const items: BatchItem[] = data.map((d) => ({
+      input: d.modelInput,
+      target: d.lossFnInputs.target_tokens,
+      loss: (lp: Float64Array) => lossFor(lossFn, lp, d.lossFnInputs, lossFnConfig ?? undefined),
+    }));
+    const { lps, losses } = runBatch(c, this.L, this.P, items, forwardOnly ? null : this.G);
+    const total = losses.reduce((a, x) => a + x, 0);
+    return { lossFnOutputs: lps.map((lp) => ({ logprobs: Array.from(lp) })), metrics: { 'loss:sum': total } };
   }
 
   optimStep(params: AdamParams): Record<string, number> {

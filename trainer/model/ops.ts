@@ -130,10 +130,21 @@ export function geluBackward(u: Float64Array, n: number, da: Float64Array, du: F
 }
 
 /**
- * Causal multi-head attention. qkv rows are [q | k | v] (width 3D). probs[h][i*T + j] for j ≤ i.
- * out[T x D] = concatenated heads.
+ * Which earlier positions a position may attend to. null: plain causal. Otherwise a packed batch:
+ * seg[j] = 0 marks a shared prefix every row sees; rows of segment s ≥ 1 also see their own segment.
  */
-export function attention(qkv: Float64Array, T: number, D: number, H: number, probs: Float64Array, out: Float64Array): void {
+export type Segments = Int32Array | null;
+
+export function visible(seg: Segments, i: number, j: number): boolean {
+  return seg === null || seg[j] === 0 || seg[j] === seg[i];
+}
+
+/**
+ * Causal multi-head attention. qkv rows are [q | k | v] (width 3D). probs[h][i*T + j] for j ≤ i
+ * (0 where not visible). out[T x D] = concatenated heads.
+ */
+export function attention(qkv: Float64Array, T: number, D: number, H: number, probs: Float64Array, out: Float64Array,
+  seg: Segments = null): void {
   const dh = D / H;
   const W = 3 * D;
   const scale = 1 / Math.sqrt(dh);
@@ -147,6 +158,7 @@ export function attention(qkv: Float64Array, T: number, D: number, H: number, pr
       let mx = -Infinity;
       const qi = i * W + qo;
       for (let j = 0; j <= i; j++) {
+        if (!visible(seg, i, j)) continue;
         const kj = j * W + ko;
         let s = 0;
         for (let e = 0; e < dh; e++) s += qkv[qi + e] * qkv[kj + e];
@@ -156,12 +168,14 @@ export function attention(qkv: Float64Array, T: number, D: number, H: number, pr
       }
       let z = 0;
       for (let j = 0; j <= i; j++) {
+        if (!visible(seg, i, j)) { probs[po + i * T + j] = 0; continue; }
         const p = Math.exp(probs[po + i * T + j] - mx);
         probs[po + i * T + j] = p;
         z += p;
       }
       const oi = i * D + h * dh;
       for (let j = 0; j <= i; j++) {
+        if (!visible(seg, i, j)) continue;
         const p = probs[po + i * T + j] / z;
         probs[po + i * T + j] = p;
         const vj = j * W + vo;
@@ -173,7 +187,7 @@ export function attention(qkv: Float64Array, T: number, D: number, H: number, pr
 
 /** Backward of attention: dqkv (overwritten) from dout. `tmp` needs T entries. */
 export function attentionBackward(qkv: Float64Array, T: number, D: number, H: number, probs: Float64Array,
-  dout: Float64Array, dqkv: Float64Array, tmp: Float64Array): void {
+  dout: Float64Array, dqkv: Float64Array, tmp: Float64Array, seg: Segments = null): void {
   const dh = D / H;
   const W = 3 * D;
   const scale = 1 / Math.sqrt(dh);
@@ -191,6 +205,7 @@ export function attentionBackward(qkv: Float64Array, T: number, D: number, H: nu
       // dP_ij = dout_i · v_j ; dv_j += p_ij dout_i
       let dot = 0;
       for (let j = 0; j <= i; j++) {
+        if (!visible(seg, i, j)) continue;
         const p = probs[po + i * T + j];
         const vj = j * W + vo;
         let s = 0;
@@ -203,6 +218,7 @@ export function attentionBackward(qkv: Float64Array, T: number, D: number, H: nu
       }
       const qi = i * W + qo;
       for (let j = 0; j <= i; j++) {
+        if (!visible(seg, i, j)) continue;
         const ds = probs[po + i * T + j] * (tmp[j] - dot) * scale;
         if (ds === 0) continue;
         const kj = j * W + ko;
