@@ -158,6 +158,15 @@ export class TrainingClient {
     return this.load(path, true, options);
   }
 
+  /** unload_model: frees the model on the service (its saved checkpoints stay). The client is done after. */
+  async unload(options: CallOptions = {}): Promise<void> {
+    await this.submissions;
+    const deadline = Date.now() + (options.timeoutMs ?? this.opts.futureTimeoutMs);
+    const { request_id } = await this.http.postJson<{ request_id: string }>('/unload_model', { model_id: this.modelId, type: 'unload_model' }, { deadline, signal: options.signal });
+    await retrieveFuture(this.http, request_id, 'UnloadModel', { deadline, signal: options.signal, acceptProto: false });
+    this.broken = new Error(`training client ${this.modelId} was unloaded`);
+  }
+
   private async load(path: string, optimizer: boolean, options: CallOptions): Promise<void> {
     await this.queuedJson('/load_weights', 'LoadWeights', options, (seq) => ({
       model_id: this.modelId,

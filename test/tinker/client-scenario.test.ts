@@ -3,7 +3,7 @@
 // snapshot, save_state / load_state; the loss on a fixed batch goes down.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServiceClient, type TrainingClient } from '../../tinker';
+import { ServiceClient, TinkerApiError, type TrainingClient } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
 import { TEST_MODEL, startTestTrainer, sum, tempDir, textDatum } from './helpers';
 
@@ -112,6 +112,9 @@ for (const wire of ['proto', 'json'] as const) {
       assert.match(saved.weightsHash ?? '', /^[0-9a-f]{64}$/);
       assert.equal((await tc.getInfo()).weightsHash, saved.weightsHash);
       assert.equal((await other.getInfo()).weightsHash, saved.weightsHash);
+      await other.unload();
+      await assert.rejects(other.forward(batch, 'cross_entropy'), /unloaded/);
+      await assert.rejects(service.attachTrainingClient(other.modelId), (err: unknown) => err instanceof TinkerApiError && err.status === 404);
     });
 
     test('named sampler weights open as a sampling session', async () => {
