@@ -4,7 +4,7 @@ import { Llama3Renderer } from './llama3';
 import { Qwen3Renderer } from './qwen3';
 import { RoleColonRenderer } from './role-colon';
 
-export const RENDERER_NAMES = ['role_colon', 'llama3', 'qwen3', 'qwen3_instruct'] as const;
+export const RENDERER_NAMES = ['role_colon', 'llama3', 'qwen3', 'qwen3_instruct', 'qwen3_disable_thinking'] as const;
 export type RendererName = (typeof RENDERER_NAMES)[number];
 
 export function isRendererName(name: string): name is RendererName {
@@ -19,6 +19,7 @@ export function getRenderer(name: string, tokenizer: Tokenizer): Renderer {
       return new Llama3Renderer(tokenizer);
     case 'qwen3':
     case 'qwen3_instruct':
+    case 'qwen3_disable_thinking':
       return new Qwen3Renderer(tokenizer, name);
     default:
       throw new Error(`unknown renderer ${JSON.stringify(name)} (known: ${RENDERER_NAMES.join(', ')})`);

@@ -40,11 +40,15 @@ function lstrip(s: string): string {
   return s.replace(/^\s+/, '');
 }
 
+export type Qwen3Variant = 'qwen3' | 'qwen3_instruct' | 'qwen3_disable_thinking';
+
+const EMPTY_THINK = '<think>\n\n</think>\n\n';
+
 export class Qwen3Renderer implements Renderer {
   private readonly imEnd: number;
   constructor(
     readonly tokenizer: Tokenizer,
-    readonly name: 'qwen3' | 'qwen3_instruct',
+    readonly name: Qwen3Variant,
   ) {
     this.imEnd = requireTokenId(tokenizer, '<|im_end|>', name);
   }
@@ -52,7 +56,9 @@ export class Qwen3Renderer implements Renderer {
   private renderMessage(idx: number, m: Message): { header: string; body: string | null } {
     let header = `${idx > 0 ? '\n' : ''}<|im_start|>${m.role}\n`;
     let body = m.content;
-    if (this.name === 'qwen3' && m.role === 'assistant') {
+    // qwen3_disable_thinking: assistant turns carry an empty think block, which the thinking rule then drops.
+    if (this.name === 'qwen3_disable_thinking' && m.role === 'assistant' && !body.includes('<think>')) body = EMPTY_THINK + body;
+    if (this.name !== 'qwen3_instruct' && m.role === 'assistant') {
       if (body.includes('</think>')) body = lstrip(body.split('</think>')[1]);
       else if (!body.includes('<think>')) header += '<think>\n';
     }
@@ -71,6 +77,8 @@ export class Qwen3Renderer implements Renderer {
       if (r.body) out.push(...t.encode(r.body));
     });
     out.push(...t.encode(this.renderMessage(messages.length, { role: 'assistant', content: '' }).header));
+    // The prefill is an empty reasoning block (its own chunk, as the cookbook encodes it).
+    if (this.name === 'qwen3_disable_thinking') out.push(...t.encode(EMPTY_THINK));
     return out;
   }
 
