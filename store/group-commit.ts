@@ -9,25 +9,41 @@ export class GroupCommit {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  constructor(private readonly walPath: string) {}
+  constructor(private readonly walPath: string, private readonly dbPath: string) {}
 
   /** Resolves once everything committed before this call is on disk. */
   flush(): Promise<void> {
     if (this.queued) return this.queued; // the queued fsync starts after our commit: it covers us
     if (this.running) {
-      this.queued = this.running.then(() => { this.queued = null; return this.start(); });
+      const next = () => { this.queued = null; return this.start(); };
+      this.queued = this.running.then(next, next); // runs after the current fsync whether it worked or not
       return this.queued;
     }
     return this.start();
   }
 
   private start(): Promise<void> {
-    this.fd ??= openSync(this.walPath, 'r');
-    const fd = this.fd;
+    const fd = this.fd ?? this.open();
     const p = new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())))
-      .finally(() => { if (this.running === p) this.running = null; });
+      .finally(() => {
+        if (fd !== this.fd) closeSync(fd); // a fallback descriptor, not kept
+        if (this.running === p) this.running = null;
+      });
     this.running = p;
     return p;
+  }
+
+  /**
+   * The WAL file exists once the database has been used in WAL mode; until it does, nothing can be in it and the
+   * database file itself is synced (that descriptor is not kept, so the WAL is tried again next time).
+   */
+  private open(): number {
+    try {
+      this.fd = openSync(this.walPath, 'r');
+      return this.fd;
+    } catch {
+      return openSync(this.dbPath, 'r');
+    }
   }
 
   close(): void {

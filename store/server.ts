@@ -56,7 +56,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const maxWait = options.maxWaitSeconds ?? 25;
   const db = openStoreDatabase(options.dbPath, options.sync ?? 'full');
   const store = new LightningStore(db);
-  const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`) : null;
+  const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`, options.dbPath) : null;
   /** Call after a handler ran: when it wrote, wait until the write is on disk before answering. */
   const durable = async (writesBefore: number) => {
     if (groupCommit && store.writeCount !== writesBefore) await groupCommit.flush();
