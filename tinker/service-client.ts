@@ -82,6 +82,22 @@ export class ServiceClient {
     return { baseModel: r.base_model, loraRank: r.lora_rank ?? null, weightsHash: r.weights_sha256 };
   }
 
+  /** The saved checkpoints of a training run (model_id), oldest name first per kind. */
+  async listCheckpoints(modelId: string, options: CallOptions = {}): Promise<{ tinkerPath: string; type: 'training' | 'sampler'; time: string }[]> {
+    const r = await this.http.getJson<{ checkpoints: { tinker_path: string; checkpoint_type: 'training' | 'sampler'; time: string }[] }>(
+      `/training_runs/${encodeURIComponent(modelId)}/checkpoints`,
+      this.spec(options),
+    );
+    return r.checkpoints.map((c) => ({ tinkerPath: c.tinker_path, type: c.checkpoint_type, time: c.time }));
+  }
+
+  /** Deletes a saved checkpoint by its tinker:// path (retention). */
+  async deleteCheckpoint(tinkerPath: string, options: CallOptions = {}): Promise<void> {
+    const m = /^tinker:\/\/([^/]+)\/((?:weights|sampler_weights)\/[^/]+)$/.exec(tinkerPath);
+    if (!m) throw new Error(`not a tinker checkpoint path: ${tinkerPath}`);
+    await this.http.call({ method: 'DELETE', path: `/training_runs/${encodeURIComponent(m[1])}/checkpoints/${m[2]}`, ...this.spec(options) });
+  }
+
   /** weights_info + create_model + load_weights: a fresh model holding a saved checkpoint. */
   async createTrainingClientFromState(path: string, opts: { withOptimizer?: boolean; seed?: number } & CallOptions = {}): Promise<TrainingClient> {
     const info = await this.http.postJson<{ base_model: string; lora_rank?: number }>('/weights_info', { tinker_path: path }, this.spec(opts));

@@ -126,6 +126,15 @@ for (const wire of ['proto', 'json'] as const) {
       const info = await sampler.getInfo();
       assert.equal(info.baseModel, TEST_MODEL);
       assert.equal(info.modelPath, path);
+
+      const listed = await service.listCheckpoints(tc.modelId);
+      assert.deepEqual(listed.map((c) => [c.tinkerPath, c.type]), [
+        [`tinker://${tc.modelId}/weights/ckpt-1`, 'training'],
+        [path, 'sampler'],
+      ]);
+      await service.deleteCheckpoint(path);
+      assert.deepEqual((await service.listCheckpoints(tc.modelId)).map((c) => c.type), ['training']);
+      await assert.rejects(service.createSamplingClient({ modelPath: path }), (err: unknown) => err instanceof TinkerApiError && err.status === 404);
     });
   });
 }

@@ -5,7 +5,7 @@
 //   sampling-sessions.jsonl                         sampling sessions backed by a path or a base model
 // Checkpoint URIs are tinker://<model_id>/<weights|sampler_weights>/<name> (§A.3).
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestError } from './futures';
 
@@ -99,6 +99,25 @@ export class CheckpointStore {
 
   async readMeta(p: TinkerPath): Promise<Record<string, unknown>> {
     return JSON.parse(await readFile(path.join(this.requireExisting(p), 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
+  }
+
+  /** Every complete checkpoint of a run (half-written temporaries are skipped). */
+  async list(modelId: string): Promise<{ path: TinkerPath; meta: Record<string, unknown> }[]> {
+    const out: { path: TinkerPath; meta: Record<string, unknown> }[] = [];
+    for (const kind of ['weights', 'sampler_weights'] as const) {
+      let names: string[] = [];
+      try {
+        names = await readdir(path.join(this.runDir(modelId), kind));
+      } catch {
+        continue;
+      }
+      for (const name of names.sort()) {
+        if (!NAME.test(name) || name.includes('.tmp-')) continue;
+        const p: TinkerPath = { modelId, kind, name };
+        if (this.exists(p)) out.push({ path: p, meta: await this.readMeta(p) });
+      }
+    }
+    return out;
   }
 
   async remove(p: TinkerPath): Promise<void> {

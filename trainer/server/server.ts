@@ -120,6 +120,7 @@ export function buildRoutes(service: TinkerService): Map<string, Handler> {
   });
   routes.set('GET /samplers/*', async (_req, _body, [id]) => service.sampler(id));
   routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.trainingRun(id));
+  routes.set('GET /training_runs/*/checkpoints', async (_req, _body, [id]) => service.listCheckpoints(id));
   routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.deleteCheckpoint(id, ckpt));
   routes.set('POST /retrieve_future', async (req, body, _p, res) => {
     const b = json(body);

@@ -228,6 +228,21 @@ export class TinkerService {
     };
   }
 
+  async listCheckpoints(modelId: string) {
+    if (!this.runs.has(modelId) && !(await this.checkpoints.readRun(modelId))) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
+    const found = await this.checkpoints.list(modelId);
+    return {
+      checkpoints: found.map(({ path: p, meta }) => ({
+        checkpoint_id: `${p.kind}/${p.name}`,
+        checkpoint_type: p.kind === 'weights' ? 'training' : 'sampler',
+        time: typeof meta.time === 'string' ? meta.time : new Date(0).toISOString(),
+        tinker_path: formatTinkerPath(p),
+        public: false,
+      })),
+      cursor: { offset: 0, limit: found.length, total_count: found.length },
+    };
+  }
+
   async deleteCheckpoint(modelId: string, checkpointId: string) {
     const [kind, name] = checkpointId.split('/');
     const p = parseTinkerPath(`tinker://${modelId}/${kind}/${name}`);
