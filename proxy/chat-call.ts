@@ -6,7 +6,7 @@ import { withToolDeclarations } from '../chat/tools';
 import { buildCompletion } from './completion';
 import type { ChatCompletion } from './completion';
 import { ApiError, badRequest } from './errors';
-import type { PolicyManager } from './policy';
+import type { ActivePolicy, PolicyManager } from './policy';
 import type { PolicySpec } from './policy-spec';
 import type { ChatRequest } from './request';
 import { SamplerError } from './sampler';
@@ -86,38 +86,11 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
   let completion: ChatCompletion | null = null;
   let failure: ApiError | null = null;
   try {
-    const renderer = lease.policy.renderer;
-    let prompt: number[];
     try {
-      // Only the qwen3 family has a tool-declaration format; other renderers render the messages alone.
-      const messages: Message[] = renderer.name.startsWith('qwen3') ? withToolDeclarations(req.messages, req.tools) : req.messages;
-      prompt = renderer.buildGenerationPrompt(messages);
+      completion = await sampleCompletion(req, lease.policy, sampling, signal, o.retryAttempts);
     } catch (err) {
-      throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
+      failure = asApiError(err, clientSignal, timeoutSignal);
     }
-    const sequences = await sampleWithRetries(
-      lease.policy.sampler,
-      prompt,
-      { numSamples: req.n, ...sampling, stop: renderer.stopSequences(), signal },
-      o.retryAttempts,
-    ).catch((err: unknown) => {
-      throw asApiError(err, clientSignal, timeoutSignal);
-    });
-    if (sequences.length !== req.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${req.n}`, 'api_error', null, 'sampler_error');
-    completion = buildCompletion({
-      id: `chatcmpl-${randomUUID()}`,
-      model: req.model ?? spec.modelName,
-      created: Math.floor(Date.now() / 1000),
-      promptTokens: prompt,
-      sequences,
-      renderer,
-      userStops: req.stop,
-    });
-    return { completion, policy: spec, sequenceId };
-  } catch (err) {
-    failure = asApiError(err, clientSignal, timeoutSignal);
-    throw failure;
-  } finally {
     if (scope && o.sink && sequenceId !== null) {
       const span = buildSpan({
         rolloutId: scope.rolloutId,
@@ -132,8 +105,48 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
         completion,
         error: failure ? { status: failure.status, message: failure.message } : null,
       });
-      await o.sink.addSpan(span).catch((err: unknown) => o.log(`span for ${scope.rolloutId}/${scope.attemptId} #${sequenceId} was not recorded: ${(err as Error).message}`));
+      try {
+        await o.sink.addSpan(span);
+      } catch (err) {
+        const message = `span for ${scope.rolloutId}/${scope.attemptId} #${sequenceId} was not recorded: ${(err as Error).message}`;
+        o.log(message);
+        // An answered scoped call must leave its span, or training silently loses the turn: fail it so the
+        // agent's client retries (a fresh sample, a fresh sequence id).
+        failure ??= new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
+      }
     }
+    if (failure) throw failure;
+    return { completion: completion!, policy: spec, sequenceId };
+  } finally {
     lease.release();
   }
+}
+
+async function sampleCompletion(
+  req: ChatRequest,
+  policy: ActivePolicy,
+  sampling: ReturnType<typeof effectiveSampling>,
+  signal: AbortSignal,
+  retries: number,
+): Promise<ChatCompletion> {
+  const renderer = policy.renderer;
+  let prompt: number[];
+  try {
+    // Only the qwen3 family has a tool-declaration format; other renderers render the messages alone.
+    const messages: Message[] = renderer.name.startsWith('qwen3') ? withToolDeclarations(req.messages, req.tools) : req.messages;
+    prompt = renderer.buildGenerationPrompt(messages);
+  } catch (err) {
+    throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
+  }
+  const sequences = await sampleWithRetries(policy.sampler, prompt, { numSamples: req.n, ...sampling, stop: renderer.stopSequences(), signal }, retries);
+  if (sequences.length !== req.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${req.n}`, 'api_error', null, 'sampler_error');
+  return buildCompletion({
+    id: `chatcmpl-${randomUUID()}`,
+    model: req.model ?? policy.spec.modelName,
+    created: Math.floor(Date.now() / 1000),
+    promptTokens: prompt,
+    sequences,
+    renderer,
+    userStops: req.stop,
+  });
 }

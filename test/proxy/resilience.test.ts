@@ -87,3 +87,30 @@ test('a client that goes away aborts its sampler call and frees its slot', async
     await p.close();
   }
 });
+
+test('store down: a scoped call answers 503 before sampling; a span that cannot be written fails the call (503)', async () => {
+  const s = new FlakySampler(0);
+  const logged: string[] = [];
+  const down = { nextSequenceId: async () => { throw new Error('connect ECONNREFUSED'); }, addSpan: async () => undefined };
+  const p = await startProxy({ port: 0, factory: { create: async () => s }, sink: down, initialPolicy: policy(), log: (l) => logged.push(l) });
+  try {
+    const r = await post(`${p.url}/rollout/r1/attempt/a1/v1/chat/completions`, BODY);
+    assert.equal(r.status, 503);
+    assert.equal(r.json.error.code, 'store_unavailable');
+    assert.equal(s.calls, 0);
+    assert.equal((await post(`${p.url}/v1/chat/completions`, BODY)).status, 200, 'unscoped calls do not need the store');
+  } finally {
+    await p.close();
+  }
+  const flaky = { nextSequenceId: async () => 7, addSpan: async () => { throw new Error('store restarting'); } };
+  const p2 = await startProxy({ port: 0, factory: { create: async () => s }, sink: flaky, initialPolicy: policy(), log: (l) => logged.push(l) });
+  try {
+    const r = await post(`${p2.url}/rollout/r1/attempt/a1/v1/chat/completions`, BODY);
+    assert.equal(r.status, 503);
+    assert.equal(r.json.error.code, 'store_unavailable');
+    assert.match(r.json.error.message, /#7 was not recorded/);
+    assert.ok(logged.some((l) => /span for r1\/a1 #7 was not recorded: store restarting/.test(l)), logged.join('\n'));
+  } finally {
+    await p2.close();
+  }
+});
