@@ -1,6 +1,7 @@
 """A real Agent-lightning v0.3 LitAgentRunner (default AgentOps tracer) running a no-LLM agent against a store.
 
-Usage: python store-py-runner.py STORE_URL MAX_ROLLOUTS
+Usage: python store-py-runner.py STORE_URL MAX_ROLLOUTS [agentops|otel]
+(agentops, the default tracer, batches spans; otel exports each span to /v1/traces as it ends.)
 Tasks are {"n": int, "fail": bool}: the agent records a message naming its LLM endpoint, emits reward n / 10,
 and raises when "fail" is set.
 """
@@ -11,6 +12,7 @@ import time
 import agentlightning as agl
 from agentlightning import LightningStoreClient, LitAgentRunner
 from agentlightning.tracer.agentops import AgentOpsTracer
+from agentlightning.tracer.otel import OtelTracer
 
 
 @agl.rollout
@@ -25,9 +27,10 @@ def no_llm_agent(task, llm, rollout):
 
 def main() -> None:
     url, max_rollouts = sys.argv[1], int(sys.argv[2])
+    tracer = OtelTracer() if len(sys.argv) > 3 and sys.argv[3] == "otel" else AgentOpsTracer()
     store = LightningStoreClient(url)
     runner = LitAgentRunner(
-        tracer=AgentOpsTracer(), max_rollouts=max_rollouts, poll_interval=0.3, interval_jitter=0.1,
+        tracer=tracer, max_rollouts=max_rollouts, poll_interval=0.3, interval_jitter=0.1,
         heartbeat_interval=0.3,
     )
     with runner.run_context(agent=no_llm_agent, store=store, worker_id=0):
