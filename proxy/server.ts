@@ -1,6 +1,8 @@
 // The proxy's HTTP server (node:http): OpenAI chat completions (plain and rollout-scoped), models, health,
 // and the admin policy endpoint.
 import http from 'node:http';
+import { isLoopbackHost, sameSecret } from '../common/access';
+import { UsageError } from '../common/service-args';
 import type { AddressInfo } from 'node:net';
 import { runChatCall } from './chat-call';
 import type { CallOptions, Scope } from './chat-call';
@@ -103,11 +105,18 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     policyWaitMs: opts.policyWaitMs ?? 60_000,
     log,
   };
+  if (!opts.adminToken && !isLoopbackHost(opts.host ?? '127.0.0.1')) {
+    // Whoever reaches /admin/policy can point every agent at another model: never open it to the network bare.
+    // A UsageError, so `npm run proxy` exits 2 with this message.
+    throw new UsageError(
+      `proxy: refusing to start on ${opts.host} (not a loopback address) without AGL_PROXY_ADMIN_TOKEN: set a token for /admin/policy, or bind 127.0.0.1`,
+    );
+  }
   const maxBody = opts.maxBodyBytes ?? 32 << 20;
   if (opts.initialPolicy) await policies.switchTo(opts.initialPolicy);
 
   const authorized = (req: http.IncomingMessage): boolean =>
-    !opts.adminToken || req.headers.authorization === `Bearer ${opts.adminToken}`;
+    !opts.adminToken || sameSecret(req.headers.authorization, `Bearer ${opts.adminToken}`);
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const { route, scope: urlScope } = routeOf(req.url ?? '/');
