@@ -28,16 +28,20 @@ function intFlag(name: string, v: string | undefined, fallback: number): number 
 }
 
 /** The initial policy, retried until the trainer answers (calls wait for it meanwhile). */
-async function applyInitial(policies: PolicyManager, spec: PolicySpec, log: (l: string) => void): Promise<void> {
+/** The initial policies in order (saved, then --model); each retried while the trainer is not reachable. */
+async function applyInitial(policies: PolicyManager, specs: PolicySpec[], log: (l: string) => void): Promise<void> {
+  const spec = specs[0];
+  if (!spec) return;
   for (let attempt = 1; ; attempt++) {
+    if (policies.current()) return; // a run switched the policy meanwhile
     try {
       await policies.switchTo(spec);
-      log(`serving ${spec.modelName} (${spec.renderer})`);
+      log(`serving ${spec.switchId}: ${spec.samplerPath ?? spec.baseModel} (${spec.renderer})`);
       return;
     } catch (err) {
       if (err instanceof ApiError || (err instanceof SamplerError && !err.retryable)) {
-        log(`initial policy rejected: ${(err as Error).message}`);
-        return;
+        log(`initial policy ${spec.switchId} rejected: ${(err as Error).message}`);
+        return applyInitial(policies, specs.slice(1), log);
       }
       if (attempt === 1 || attempt % 30 === 0) log(`initial policy not ready (${(err as Error).message}); retrying`);
       await new Promise((r) => setTimeout(r, 1000));
@@ -65,11 +69,15 @@ runMain(async () => {
   const log = (line: string) => process.stderr.write(`[proxy] ${line}\n`);
   const factory = new TinkerSamplerFactory({ baseUrl: v.trainer, log });
   const policyFile = path.join(args.dataDir, 'policy.json');
-  let initialPolicy: PolicySpec | undefined = loadPolicy(policyFile) ?? undefined;
-  if (initialPolicy) log(`resuming the saved policy ${initialPolicy.switchId} from ${policyFile}`);
-  else if (v.model) {
+  const initial: PolicySpec[] = [];
+  const saved = loadPolicy(policyFile);
+  if (saved) {
+    log(`resuming the saved policy ${saved.switchId} from ${policyFile}`);
+    initial.push(saved);
+  }
+  if (v.model) {
     try {
-      initialPolicy = parsePolicySpec({ switchId: `initial:${v.model}`, modelName: v.model, baseModel: v.model, renderer: v.renderer });
+      initial.push(parsePolicySpec({ switchId: `initial:${v.model}`, modelName: v.model, baseModel: v.model, renderer: v.renderer }));
     } catch (err) {
       throw new UsageError(`proxy: ${err instanceof ApiError ? err.message : String(err)}`);
     }
@@ -86,7 +94,7 @@ runMain(async () => {
     onSwitch: (spec) => savePolicy(policyFile, spec),
     log,
   });
-  if (initialPolicy) void applyInitial(proxy.policies, initialPolicy, log);
+  void applyInitial(proxy.policies, initial, log);
   if (!v.store) log('no --store: rollout-scoped calls are served but record no spans');
   announceListening('proxy', args.host, proxy.port);
   const shutdown = () =>

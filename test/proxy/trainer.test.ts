@@ -3,7 +3,7 @@
 // saved sampler snapshot, and sampler retries.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startProcess } from '../../common/processes';
@@ -31,11 +31,11 @@ before(async () => {
   ({ proxy, url } = await startProxyProcess());
 });
 
-async function startProxyProcess(): Promise<{ proxy: ManagedProcess; url: string }> {
+async function startProxyProcess(dataDir = path.join(dir, 'proxy')): Promise<{ proxy: ManagedProcess; url: string }> {
   const p = await startProcess({
     name: 'proxy',
     command: process.execPath,
-    args: ['--import', 'tsx', 'proxy/main.ts', '--port', '0', '--data', path.join(dir, 'proxy'), '--store', store.url, '--trainer', trainer.url, '--model', 'local/bigram'],
+    args: ['--import', 'tsx', 'proxy/main.ts', '--port', '0', '--data', dataDir, '--store', store.url, '--trainer', trainer.url, '--model', 'local/bigram'],
     cwd: ROOT,
     env: { ...process.env, TINKER_API_KEY: 'tml-local' },
     readyLine: /proxy listening on (http:\/\/\S+)/,
@@ -110,4 +110,19 @@ test('a restarted proxy (kill -9) resumes the last switched policy, not --model'
   assert.equal(r.headers.get('x-agl-policy'), 'batch-1');
   const again = await post(`${url}/admin/policy`, { switchId: 'batch-1', modelName: 'local/bigram', samplerPath: 'tinker://other', baseModel: 'local/bigram' });
   assert.equal(again.status, 409, 'the resumed switchId is remembered');
+});
+
+test('a saved policy whose sampler no longer exists falls back to --model', async () => {
+  const dataDir = path.join(dir, 'proxy-stale');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path.join(dataDir, 'policy.json'), JSON.stringify({ switchId: 'old-run/9', modelName: 'local/bigram', samplerPath: 'tinker://gone:train:0/sampler_weights/000009', baseModel: 'local/bigram', renderer: 'role_colon', sampling: { temperature: 1, topK: -1, topP: 1, maxTokens: 8 } }));
+  const other = await startProxyProcess(dataDir);
+  try {
+    const r = await post(`${other.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('x-agl-policy'), 'initial:local/bigram');
+    assert.match(other.proxy.output(), /initial policy old-run\/9 rejected/);
+  } finally {
+    await other.proxy.stop();
+  }
 });
