@@ -12,9 +12,9 @@ export class TinkerApiError extends Error {
     super(`Tinker ${path} answered HTTP ${status}: ${body.slice(0, 500)}`);
   }
 
-  /** The server said the request is wrong (4xx other than 408/429). */
+  /** The server said the request is wrong (4xx other than 408/429, and 410: a lost promise, redo the call). */
   get isUserError(): boolean {
-    return this.status >= 400 && this.status < 500 && this.status !== 408 && this.status !== 429;
+    return this.status >= 400 && this.status < 500 && this.status !== 408 && this.status !== 410 && this.status !== 429;
   }
 }
 

@@ -81,7 +81,6 @@ describe('bad input is a user error and the server keeps serving', () => {
     ['prompt over the context length', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: long }] }, sampling_params: {} }], 400, /context length/],
     ['empty prompt', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [] }, sampling_params: {} }], 400, /prompt is empty/],
     ['image chunk', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ type: 'image', data: '', format: 'png' }] }, sampling_params: {} }], 400, /text only/],
-    ['unknown request_id', () => ['/retrieve_future', { request_id: 'req-nope' }], 404, /unknown request_id/],
     ['invalid JSON', () => ['/get_info', '{"model_id": '], 400, /not valid JSON/],
   ];
   for (const [name, make, status, message] of cases) {
@@ -93,6 +92,13 @@ describe('bad input is a user error and the server keeps serving', () => {
       assert.match(String(r.body.error), message);
     });
   }
+
+  test('an unknown request_id is a lost promise (410), not a user error', async () => {
+    const r = await post('/retrieve_future', { request_id: 'req-nope' });
+    assert.equal(r.status, 410);
+    assert.equal(r.body.category, 'server');
+    assert.match(String(r.body.error), /unknown or expired request_id/);
+  });
 
   test('garbled protobuf forward_backward', async () => {
     const r = await post('/forward_backward', new Uint8Array([0x0a, 0xff, 0xff, 0xff]), { 'content-type': 'application/x-protobuf' });

@@ -129,7 +129,11 @@ export function buildRoutes(service: TinkerService): Map<string, Handler> {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const payload = await service.futures.wait(requestId, service.longPollMs, abort.signal);
-    if (payload === undefined) throw new RequestError(`unknown request_id ${JSON.stringify(requestId)}`, 404);
+    // 410 = the promise is gone (expired, or made before a restart): the SDK re-submits samples on it.
+    if (payload === undefined) {
+      res.statusCode = 410;
+      return { error: `unknown or expired request_id ${JSON.stringify(requestId)} (the trainer may have restarted)`, category: 'server' };
+    }
     if (payload === 'pending') return { type: 'try_again', request_id: requestId, queue_state: 'active' };
     return encodePayload(payload, (req.headers.accept ?? '').includes(PROTO), res);
   });
@@ -199,7 +203,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
         if (!found) throw new RequestError(`no such endpoint ${req.method} ${url.pathname}`, 404);
         const body = await readBody(req);
         const result = await found[0](req, body, found[1], res);
-        if (!res.headersSent) send(res, 200, result ?? {});
+        if (!res.headersSent) send(res, res.statusCode === 410 ? 410 : 200, result ?? {});
       } catch (err) {
         if (err instanceof RequestError) send(res, err.status, { error: err.message, category: 'user' });
         else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: (err as Error).message, category: 'user' });
