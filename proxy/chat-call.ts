@@ -80,14 +80,24 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
       throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
     }
   }
+  // A rollout-scoped call samples with a seed derived from the rollout and the call's index in its attempt, never
+  // from time, so retries and reruns give the same tokens (the chaos tests compare final weights bit for bit).
+  let seed = req.sampling.seed;
+  if (scope && o.sink?.samplingSeed) {
+    try {
+      seed = await o.sink.samplingSeed(scope.rolloutId, scope.attemptId, req.sampling.seed);
+    } catch (err) {
+      throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
+    }
+  }
   const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
   const spec = lease.policy.spec;
-  const sampling = effectiveSampling(req, spec);
+  const sampling = { ...effectiveSampling(req, spec), seed };
   let completion: ChatCompletion | null = null;
   let failure: ApiError | null = null;
   try {
     try {
-      completion = await sampleCompletion(req, lease.policy, sampling, signal, o.retryAttempts);
+      completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }

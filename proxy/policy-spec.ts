@@ -19,6 +19,8 @@ export interface PolicySpec {
   baseModel?: string;
   renderer: RendererName;
   sampling: SamplingDefaults;
+  /** Sampler retries for calls on this policy (the run's llmProxyRetryAttempts); default: the proxy's --retries. */
+  retryAttempts?: number;
 }
 
 /** TinkerLLM's defaults in the seed. */
@@ -51,7 +53,7 @@ function numIn(obj: Obj, key: string, min: number, max: number, integer: boolean
   return v;
 }
 
-/** Body of POST /admin/policy: {switchId, modelName, samplerPath | baseModel, renderer?, sampling?}. */
+/** Body of POST /admin/policy: {switchId, modelName, samplerPath | baseModel, renderer?, sampling?, retryAttempts?}. */
 export function parsePolicySpec(body: unknown): PolicySpec {
   if (!isObj(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_type');
   const switchId = str(body, 'switchId', true)!;
@@ -71,6 +73,11 @@ export function parsePolicySpec(body: unknown): PolicySpec {
     maxTokens: numIn(s, 'maxTokens', 1, 1_000_000, true, DEFAULT_SAMPLING.maxTokens),
   };
   const spec: PolicySpec = { switchId, modelName, renderer, sampling };
+  if (body.retryAttempts !== undefined && body.retryAttempts !== null) {
+    const r = body.retryAttempts;
+    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 10) throw badRequest(`retryAttempts must be an integer from 0 to 10, got ${JSON.stringify(r)}`, 'retryAttempts');
+    spec.retryAttempts = r;
+  }
   if (samplerPath) spec.samplerPath = samplerPath;
   else spec.baseModel = baseModel;
   if (samplerPath && baseModel) spec.baseModel = baseModel;
@@ -79,6 +86,6 @@ export function parsePolicySpec(body: unknown): PolicySpec {
 
 /** Everything but the switchId, to tell a retried switch from a conflicting one. */
 export function fingerprint(spec: PolicySpec): string {
-  const { modelName, samplerPath, baseModel, renderer, sampling: x } = spec;
-  return JSON.stringify([modelName, samplerPath ?? null, baseModel ?? null, renderer, x.temperature, x.topK, x.topP, x.maxTokens]);
+  const { modelName, samplerPath, baseModel, renderer, sampling: x, retryAttempts } = spec;
+  return JSON.stringify([modelName, samplerPath ?? null, baseModel ?? null, renderer, x.temperature, x.topK, x.topP, x.maxTokens, retryAttempts ?? null]);
 }

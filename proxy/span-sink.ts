@@ -1,11 +1,14 @@
 // Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
 // POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
 import { fetchJson } from '../common/http';
+import { RolloutSeeds } from './rollout-seed';
 import type { StoreSpan } from './span';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
   addSpan(span: StoreSpan): Promise<void>;
+  /** The sampling seed of the attempt's next call (rollout-seed.ts); sinks without it leave the seed alone. */
+  samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<number>;
 }
 
 export class StoreSpanSink implements SpanSink {
@@ -15,8 +18,14 @@ export class StoreSpanSink implements SpanSink {
     this.base = storeUrl.replace(/\/+$/, '') + '/v1/agl';
     this.headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.seeds = new RolloutSeeds(this.base, this.headers, this.timeoutMs);
   }
   private readonly timeoutMs: number;
+  private readonly seeds: RolloutSeeds;
+
+  samplingSeed(rolloutId: string, attemptId: string, requested?: number): Promise<number> {
+    return this.seeds.seedFor(rolloutId, attemptId, requested);
+  }
 
   async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {
     const res = await fetchJson<{ sequence_id: number }>(`${this.base}/spans/next`, {

@@ -55,6 +55,21 @@ test('retryable sampler errors are retried up to retryAttempts times', async () 
   });
 });
 
+test('the policy can set its own retryAttempts (the run\'s llmProxyRetryAttempts)', async () => {
+  const s = new FlakySampler(2);
+  const factory: SamplerFactory = { create: async () => s };
+  const p = await startProxy({ port: 0, factory, initialPolicy: { ...policy(), retryAttempts: 2 }, log: () => {}, retryAttempts: 0 });
+  try {
+    assert.equal((await post(`${p.url}/v1/chat/completions`, BODY)).status, 200);
+    assert.equal(s.calls, 3);
+    const bad = await post(`${p.url}/admin/policy`, { switchId: 'x', modelName: 'local/x', baseModel: 'local/x', retryAttempts: 1.5 });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.error.message, /retryAttempts must be an integer/);
+  } finally {
+    await p.close();
+  }
+});
+
 test('non-retryable sampler errors are not retried', async () => {
   const s = new FlakySampler(1, false);
   await withProxy(s, { retryAttempts: 3 }, async (url) => {
