@@ -2,11 +2,12 @@
 // seq_id queue), sampling sessions (frozen weights), checkpoints on disk, and futures for queued work.
 // Handlers take decoded bodies and return JSON-able objects; the HTTP layer (server.ts) does the wire.
 import { randomUUID } from 'node:crypto';
-import type { BaseModelInfo, Engine, EngineDatum, FrozenWeights, LossFn, TrainableModel } from '../engine';
+import type { BaseModelInfo, Engine, EngineDatum, LossFn, TrainableModel } from '../engine';
 import type { ForwardBackwardResult } from '../../tinker/wire/types';
 import { datumFromJson, modelInputFromJson, type ForwardBackwardRequest } from '../../tinker/wire/codec';
 import { CheckpointStore, checkName, formatTinkerPath, parseTinkerPath, type RunInfo, type TinkerPath } from './checkpoints';
 import { FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
+import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import {
   adamFromWire,
@@ -32,15 +33,6 @@ interface TrainingRun {
   lastRequestTime: string;
 }
 
-interface SamplingSession {
-  id: string;
-  baseModel: string;
-  modelPath?: string;
-  /** Loaded weights; path- and base-backed sessions may drop them and reload, ephemeral ones cannot. */
-  weights?: Promise<FrozenWeights>;
-  load?: () => Promise<FrozenWeights>;
-}
-
 export interface TinkerServiceOptions {
   engine: Engine;
   dataDir: string;
@@ -60,11 +52,10 @@ export class TinkerService {
   private readonly sessions = new Map<string, { createdAt: number; lastHeartbeat: number }>();
   private readonly runs = new Map<string, TrainingRun>();
   private readonly createModelFutures = new Map<string, string>();
-  private readonly samplers = new Map<string, SamplingSession>();
+  private readonly samplers: SamplerRegistry;
   private readonly sampleRequests = new Map<string, { requestId: string; fingerprint: string }>();
   readonly longPollMs: number;
   private readonly gapTimeoutMs: number;
-  private readonly maxLoadedSamplers: number;
   private readonly sessionTtlMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -73,13 +64,18 @@ export class TinkerService {
     this.checkpoints = new CheckpointStore(opts.dataDir);
     this.longPollMs = opts.longPollMs ?? 25_000;
     this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
-    this.maxLoadedSamplers = opts.maxLoadedSamplers ?? 32;
+    this.samplers = new SamplerRegistry(opts.engine, this.checkpoints, opts.maxLoadedSamplers ?? 32);
     this.sessionTtlMs = opts.sessionTtlMs ?? 15 * 60_000;
     this.sweeper = setInterval(() => this.expireSessions(), Math.min(60_000, this.sessionTtlMs)).unref();
   }
 
   close(): void {
     clearInterval(this.sweeper);
+  }
+
+  /** Re-registers what an earlier life of this trainer left on disk. */
+  restore(): Promise<void> {
+    return this.samplers.restore();
   }
 
   /** Like the hosted service: a session that stopped heartbeating takes its models and snapshots with it. */
@@ -90,39 +86,9 @@ export class TinkerService {
       this.sessions.delete(id);
       expired.push(id);
       for (const modelId of this.runs.keys()) if (modelId.startsWith(`${id}:train:`)) this.runs.delete(modelId);
-      for (const [sid, session] of this.samplers) if (sid.startsWith(`${id}:sample:`) && !session.load) this.samplers.delete(sid);
+      this.samplers.dropEphemeral(`${id}:sample:`);
     }
     return expired;
-  }
-
-  /** The session's weights, loading them if needed; keeps at most maxLoadedSamplers weight sets in memory. */
-  private weightsOf(session: SamplingSession): Promise<FrozenWeights> {
-    this.samplers.delete(session.id); // re-insert: Map order is the LRU order
-    this.samplers.set(session.id, session);
-    if (!session.weights) {
-      const loading = session.load!();
-      loading.catch(() => {
-        if (session.weights === loading) session.weights = undefined; // try again next time
-      });
-      session.weights = loading;
-    }
-    const loaded = [...this.samplers.values()].filter((x) => x.weights);
-    for (const old of loaded.slice(0, Math.max(0, loaded.length - this.maxLoadedSamplers))) {
-      if (old.load) old.weights = undefined;
-      else this.samplers.delete(old.id);
-    }
-    return session.weights;
-  }
-
-  /** Re-registers the sampling sessions of an earlier life that were backed by a path or a base model. */
-  async restore(): Promise<void> {
-    for (const rec of await this.checkpoints.readSamplingSessions()) {
-      const id = rec.sampling_session_id;
-      if (typeof id !== 'string' || this.samplers.has(id)) continue;
-      const modelPath = typeof rec.model_path === 'string' ? rec.model_path : undefined;
-      const baseModel = typeof rec.base_model === 'string' ? rec.base_model : undefined;
-      this.samplers.set(id, this.lazySampler(id, modelPath, baseModel));
-    }
   }
 
   baseModel(name: string): BaseModelInfo {
@@ -263,7 +229,7 @@ export class TinkerService {
     const baseModel = optString(b, 'base_model');
     if (!modelPath && !baseModel) throw new RequestError('create_sampling_session needs model_path or base_model');
     const id = `${sessionId}:sample:${seq}`;
-    if (!this.samplers.has(id)) {
+    if (!this.samplers.get(id)) {
       let base = baseModel;
       if (modelPath) {
         const p = parseTinkerPath(modelPath);
@@ -271,10 +237,9 @@ export class TinkerService {
         base = (await this.checkpoints.readRun(p.modelId))?.baseModel ?? base;
       }
       this.baseModel(base!);
-      const session = this.lazySampler(id, modelPath, base);
-      this.samplers.set(id, session);
+      const session = this.samplers.lazy(id, modelPath, base);
       try {
-        await this.weightsOf(session); // surface load errors now, as a direct error
+        await this.samplers.weightsOf(session); // surface load errors now, as a direct error
       } catch (err) {
         this.samplers.delete(id);
         throw err;
@@ -385,7 +350,7 @@ export class TinkerService {
           return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
         }
         const id = `${sessionId}:sample:${samplingSeq}`;
-        this.weightsOf({ id, baseModel: run.info.baseModel, weights: Promise.resolve(frozen) });
+        this.samplers.addEphemeral(id, run.info.baseModel, frozen);
         return { kind: 'json', body: { sampling_session_id: id, type: 'save_weights_for_sampler' } };
       };
     });
@@ -475,7 +440,7 @@ export class TinkerService {
       const baseModel = optString(b, 'base_model');
       if (!baseModel) throw new RequestError('asample needs sampling_session_id (or base_model); create a sampling session for a model_path');
       this.baseModel(baseModel);
-      session = this.lazySampler(`adhoc-${randomUUID()}`, undefined, baseModel);
+      session = this.samplers.lazy(`adhoc-${randomUUID()}`, undefined, baseModel);
     }
     const info = this.baseModel(session.baseModel);
     const prompt = modelInputFromJson(b.prompt, 'prompt');
@@ -505,7 +470,7 @@ export class TinkerService {
     const s = session;
     void this.futures.run(requestId, async () => {
       await new Promise((r) => setImmediate(r));
-      const weights = await this.weightsOf(s);
+      const weights = await this.samplers.weightsOf(s);
       const sequences = weights.sample(prompt, params, numSamples);
       return {
         kind: 'sample',
@@ -554,21 +519,6 @@ export class TinkerService {
     return { request_id: requestId, model_id: run.info.modelId };
   }
 
-  private lazySampler(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
-    const load = modelPath ? () => this.loadFrozenFrom(parseTinkerPath(modelPath)) : () => this.engine.baseWeights(baseModel!);
-    return { id, baseModel: baseModel ?? '', modelPath, load };
-  }
-
-  private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
-    const dir = this.checkpoints.requireExisting(p);
-    if (p.kind === 'sampler_weights') return this.engine.loadFrozen(dir);
-    // A training checkpoint: load it into a scratch model and freeze that.
-    const run = await this.checkpoints.readRun(p.modelId);
-    if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
-    const model = await this.engine.createModel(run.baseModel, { loraRank: run.loraRank, seed: run.seed });
-    await model.loadState(dir, false);
-    return model.snapshot();
-  }
 }
 
 function sequenceIds(requestId: string, n: number): string[] {

@@ -1,0 +1,90 @@
+// Sampling sessions and their frozen weights. Sessions backed by a checkpoint path or a base model can drop
+// their weights and reload them; ephemeral snapshots (save_weights_for_sampler without a path) live only in
+// memory. At most `maxLoaded` weight sets stay loaded, least recently used dropped first.
+import type { Engine, FrozenWeights } from '../engine';
+import { parseTinkerPath, type CheckpointStore, type TinkerPath } from './checkpoints';
+import { RequestError } from './futures';
+
+export interface SamplingSession {
+  id: string;
+  baseModel: string;
+  modelPath?: string;
+  /** Loaded weights; path- and base-backed sessions may drop them and reload, ephemeral ones cannot. */
+  weights?: Promise<FrozenWeights>;
+  load?: () => Promise<FrozenWeights>;
+}
+
+export class SamplerRegistry {
+  private readonly sessions = new Map<string, SamplingSession>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly checkpoints: CheckpointStore,
+    private readonly maxLoaded: number,
+  ) {}
+
+  get(id: string): SamplingSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  delete(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  /** A session on a saved checkpoint (sampler or training weights) or on a base model; nothing loads yet. */
+  lazy(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
+    const load = modelPath ? () => this.loadFrozenFrom(parseTinkerPath(modelPath)) : () => this.engine.baseWeights(baseModel!);
+    return { id, baseModel: baseModel ?? '', modelPath, load };
+  }
+
+  /** Registers an in-memory snapshot. */
+  addEphemeral(id: string, baseModel: string, frozen: FrozenWeights): void {
+    void this.weightsOf({ id, baseModel, weights: Promise.resolve(frozen) });
+  }
+
+  /** Drops the in-memory snapshots whose ids start with `prefix` (an expired session's). */
+  dropEphemeral(prefix: string): void {
+    for (const [id, s] of this.sessions) if (id.startsWith(prefix) && !s.load) this.sessions.delete(id);
+  }
+
+  /** Registers the session and returns its weights, loading them if needed. */
+  weightsOf(session: SamplingSession): Promise<FrozenWeights> {
+    this.sessions.delete(session.id); // re-insert: Map order is the LRU order
+    this.sessions.set(session.id, session);
+    if (!session.weights) {
+      const loading = session.load!();
+      loading.catch(() => {
+        if (session.weights === loading) session.weights = undefined; // try again next time
+      });
+      session.weights = loading;
+    }
+    const loaded = [...this.sessions.values()].filter((x) => x.weights);
+    for (const old of loaded.slice(0, Math.max(0, loaded.length - this.maxLoaded))) {
+      if (old.load) old.weights = undefined;
+      else this.sessions.delete(old.id);
+    }
+    return session.weights;
+  }
+
+  /** Re-registers the sampling sessions of an earlier life that were backed by a path or a base model. */
+  async restore(): Promise<void> {
+    for (const rec of await this.checkpoints.readSamplingSessions()) {
+      const id = rec.sampling_session_id;
+      if (typeof id !== 'string' || this.sessions.has(id)) continue;
+      const modelPath = typeof rec.model_path === 'string' ? rec.model_path : undefined;
+      const baseModel = typeof rec.base_model === 'string' ? rec.base_model : undefined;
+      this.sessions.set(id, this.lazy(id, modelPath, baseModel));
+    }
+  }
+
+  private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
+    const dir = this.checkpoints.requireExisting(p);
+    if (p.kind === 'sampler_weights') return this.engine.loadFrozen(dir);
+    // A training checkpoint: load it into a scratch model and freeze that.
+    const run = await this.checkpoints.readRun(p.modelId);
+    if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
+    const model = await this.engine.createModel(run.baseModel, { loraRank: run.loraRank, seed: run.seed });
+    await model.loadState(dir, false);
+    return model.snapshot();
+  }
+}
