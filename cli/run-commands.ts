@@ -25,6 +25,7 @@ export async function startOrAttach(client: Client, taskQueue: string, cfg: RunC
       taskQueue,
       workflowId,
       args: [{ config: cfg }],
+      staticSummary: `RL training run ${runNameOf(cfg)}: ${cfg.modelName}, lr ${cfg.learningRate}, ${cfg.lossFn}`,
       workflowIdConflictPolicy: 'FAIL',
       // A finished run is shown, not redone; a failed or terminated one can start again and fast-forwards
       // through what it had already committed.

@@ -9,6 +9,7 @@ import {
   continueAsNew,
   log,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
@@ -22,22 +23,36 @@ import type { CarriedState, Metrics, Phase, PolicyState, Progress, RunSettings, 
 import { BATCH, EVAL_REWARD, MODEL_NAME, PHASE, RUN_NAME, TRAIN_REWARD } from './search-attributes';
 
 // Quick bookkeeping: retried until it works, each attempt short.
-const bookkeeping = proxyActivities<TrainingActivities>({
+const BOOKKEEPING = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+} as const;
 // Talks to the trainer (model creation, loading a checkpoint): may wait on a busy service.
-const trainer = proxyActivities<TrainingActivities>({
+const TRAINER = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
 // Rollouts wait on agents; they heartbeat progress and resume from it on retry.
-const rollouts = proxyActivities<TrainingActivities>({
+const ROLLOUTS = {
   startToCloseTimeout: '4 hours',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+
+/**
+ * The three kinds of activity stub. A worker that dies mid-activity is only noticed when its heartbeat times out,
+ * so `activityHeartbeatTimeoutSeconds` (when set) shortens that wait for every kind; all our activities heartbeat
+ * well within 5 s while they work.
+ */
+function activityStubs(heartbeatSeconds: number | null | undefined) {
+  const hb = heartbeatSeconds ? { heartbeatTimeout: `${heartbeatSeconds} seconds` as const } : {};
+  return {
+    bookkeeping: proxyActivities<TrainingActivities>({ ...BOOKKEEPING, ...hb }),
+    trainer: proxyActivities<TrainingActivities>({ ...TRAINER, ...hb }),
+    rollouts: proxyActivities<TrainingActivities>({ ...ROLLOUTS, ...hb }),
+  };
+}
 
 /** The CLI passes the config file as it is; the client wraps it with carried state. Both are accepted. */
 function unwrap(input: TrainingRunInput | RunConfigInput): TrainingRunInput {
@@ -96,11 +111,23 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
   const setPhase = (p: Phase) => {
     phase = p;
     upsertSearchAttributes([{ key: PHASE, value: p }]);
+    setCurrentDetails(currentDetails());
+  };
+  // What the UI shows under "Current details" (markdown; not part of history).
+  const currentDetails = () => {
+    const m = lastMetrics;
+    const f = (k: string) => (m[k] === undefined ? '-' : Number(m[k]).toFixed(3));
+    return [
+      `**${runName || 'run'}**: batch ${Math.min(batch + 1, numBatches)} of ${numBatches}, ${paused ? 'paused' : phase}${stopRequested ? ' (stopping)' : ''}`,
+      `last batch: train reward ${f('env/all/reward/total')}, eval reward ${f('test/env/all/reward/total')}, ${f('time/total')} s`,
+      `policy step ${policy?.step ?? 0}${policy ? `: \`${policy.samplerPath}\`` : ''}`,
+    ].join('\n\n');
   };
 
   // Validates the config (every problem at once) and snapshots the dataset; a bad config fails the run here.
-  const prepared = await bookkeeping.prepareRun(config);
+  const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
   const settings = prepared.settings;
+  const { bookkeeping, trainer, rollouts } = activityStubs(settings.activityHeartbeatTimeoutSeconds);
   runName = settings.runName;
   numBatches = prepared.numBatches;
   upsertSearchAttributes([
