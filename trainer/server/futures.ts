@@ -19,7 +19,8 @@ export class FutureTable {
   private readonly entries = new Map<string, Entry>();
   private readonly completedOrder: string[] = [];
 
-  constructor(private readonly maxCompleted = 50_000) {}
+  // Clients fetch results right away; the bound only keeps re-polls after a lost response working.
+  constructor(private readonly maxCompleted = 10_000) {}
 
   create(): string {
     const id = `req-${randomUUID()}`;
