@@ -1,5 +1,6 @@
 import { fetchJson } from '../common/http';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
+import { withHeartbeats } from './keep-alive';
 import { proxyUrlFor, storeFor } from './services';
 
 /**
@@ -10,7 +11,8 @@ import { proxyUrlFor, storeFor } from './services';
 export async function publishPolicy(settings: RunSettings, batch: number, purpose: 'train' | 'eval', policy: PolicyState): Promise<string> {
   const proxyUrl = proxyUrlFor(settings);
   const token = process.env.AGL_PROXY_ADMIN_TOKEN;
-  await fetchJson(`${proxyUrl}/admin/policy`, {
+  // Heartbeats while the proxy drains and loads the sampler, so a short heartbeat timeout does not cut it off.
+  await withHeartbeats('switching the proxy', fetchJson(`${proxyUrl}/admin/policy`, {
     method: 'POST',
     timeoutMs: 120_000, // the switch drains in-flight calls first
     headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -20,6 +22,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
       samplerPath: policy.samplerPath,
       baseModel: settings.modelName,
       renderer: settings.rendererName,
+      retryAttempts: settings.llmProxyRetryAttempts,
       sampling: {
         temperature: purpose === 'eval' ? settings.evalTemperature : settings.trainTemperature,
         topK: settings.topK,
@@ -27,7 +30,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
         maxTokens: settings.maxTokens,
       },
     },
-  });
+  }));
   const resourcesId = `${settings.runName}-b${batch}-${purpose}`;
   await storeFor(settings).updateResources(
     resourcesId,

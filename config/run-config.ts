@@ -45,7 +45,7 @@ export const RunConfigSchema = z
     storeAddress: z.url().default('http://localhost:4747'),
     adapterFromLlmProxy: z.boolean().default(false),
     adapterAgentMatch: z.string().min(1).nullable().default(null),
-    llmProxyRetryAttempts: z.number().int().min(0).default(0),
+    llmProxyRetryAttempts: z.number().int().min(0).max(10).default(0),
     concurrency: z.number().int().min(1).default(16),
     lossFn: z.enum(['importance_sampling', 'ppo']).default('importance_sampling'),
     numSubsteps: z.number().int().min(1).default(1),
@@ -74,6 +74,16 @@ export const RunConfigSchema = z
     rolloutTimeoutSeconds: z.number().positive().nullable().default(600),
     /** Attempts per rollout before it counts as failed (the seed's store default is 1). */
     rolloutMaxAttempts: z.number().int().min(1).default(1),
+    /**
+     * An attempt whose runner sent no heartbeat or span for this long is marked unresponsive by the store and,
+     * with rolloutMaxAttempts > 1, retried (null = only rolloutTimeoutSeconds ends it). A killed runner needs it.
+     */
+    rolloutUnresponsiveSeconds: z.number().positive().nullable().default(null),
+    /**
+     * Heartbeat timeout of the worker's activities: how soon Temporal retries an activity whose worker died
+     * (null = 2 min for trainer calls, 1 min for rollouts, start-to-close only for bookkeeping).
+     */
+    activityHeartbeatTimeoutSeconds: z.number().min(5).nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
