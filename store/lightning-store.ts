@@ -13,7 +13,7 @@ import {
 } from './rows';
 import {
   DEFAULT_ROLLOUT_CONFIG, isTerminalRolloutStatus,
-  type Attempt, type AttemptStatus, type AttemptedRollout, type EnqueueRolloutRequest, type JsonObject,
+  type Attempt, type AttemptedRollout, type EnqueueRolloutRequest, type JsonObject,
   type NamedResources, type PaginatedResult, type Pagination, type QueryResourcesRequest, type QueryRolloutsRequest,
   type QuerySpansRequest, type QueryWorkersRequest, type ResourcesUpdate, type Rollout, type RolloutConfig,
   type RolloutStatus, type Span, type StartRolloutRequest, type StoreStatistics, type UpdateAttemptRequest,
@@ -394,7 +394,8 @@ export class LightningStore {
   scanUnhealthy(): number {
     const rows = this.stmt(`SELECT r.rollout_id, r.config, a.* FROM rollouts r
       JOIN attempts a ON a.rollout_id = r.rollout_id AND a.attempt_id = r.latest_attempt_id
-      WHERE r.status IN ('preparing', 'running') AND r.config NOT LIKE '%"timeout_seconds":null,"unresponsive_seconds":null%'`)
+      WHERE r.status IN ('preparing', 'running')
+        AND (json_extract(r.config, '$.timeout_seconds') IS NOT NULL OR json_extract(r.config, '$.unresponsive_seconds') IS NOT NULL)`)
       .all() as (AttemptRow & { config: string })[];
     if (rows.length === 0) return 0;
     const running = rows.map((row) => ({
@@ -618,4 +619,3 @@ function stripUndefined<T extends object>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
-export type { AttemptStatus };

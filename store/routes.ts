@@ -86,7 +86,7 @@ export function normalizeSpan(span: z.infer<typeof S.SpanSchema>): Span {
 
 function checkReward(body: unknown): void {
   const attrs = (body as { attributes?: Record<string, unknown> } | null)?.attributes;
-  if (attrs && REWARD_VALUE_ATTR in attrs) {
+  if (attrs && typeof attrs === 'object' && REWARD_VALUE_ATTR in attrs) {
     const v = attrs[REWARD_VALUE_ATTR];
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       const msg = `${REWARD_VALUE_ATTR} must be a finite number`;
@@ -187,7 +187,13 @@ export function matchRoute(routes: Route[], method: string, path: string):
     pathMatched = true;
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
-    route.keys.forEach((k, i) => { params[k] = decodeURIComponent(m[i + 1]!); });
+    route.keys.forEach((k, i) => {
+      try {
+        params[k] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        throw new BadRequestError(`Malformed percent-encoding in the path parameter ${k}: ${JSON.stringify(m[i + 1]!.slice(0, 100))}`);
+      }
+    });
     return { route, params };
   }
   return pathMatched ? 'method-not-allowed' : null;

@@ -135,7 +135,12 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://store');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://store');
+    } catch {
+      return sendJson(res, 400, { detail: `Malformed request target ${JSON.stringify(String(req.url).slice(0, 100))}` });
+    }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });

@@ -3,7 +3,7 @@
 // enqueue→succeeded latency (the store's own start_time → end_time).
 // Usage: npx tsx test/bench/store-load.ts [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
 //        [--url http://…]  (use a TS store that is already running instead of starting one)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +23,22 @@ const { values } = parseArgs({
 const N = Number(values.rollouts);
 const RUNNERS = Number(values.runners);
 
-interface Result { store: string; rollouts: number; seconds: number; perSecond: number; p50: number; p99: number; lost: number; duplicated: number }
+interface Result {
+  store: string; rollouts: number; seconds: number; perSecond: number; p50: number; p99: number; lost: number; duplicated: number;
+  /** CPU seconds the store process used for the whole run: comparable even on a busy, shared machine. */
+  storeCpuSec: number;
+}
+
+/** utime + stime of a process (and its waited-for children) in seconds, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks; 100 Hz on Linux
+  } catch {
+    return NaN;
+  }
+}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
@@ -32,7 +47,8 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
   await Promise.all(Array.from({ length: width }, async () => { while (next < items.length) await fn(items[next++]!); }));
 }
 
-async function runLoad(name: string, url: string): Promise<Result> {
+async function runLoad(name: string, url: string, storePid?: number): Promise<Result> {
+  const cpuBefore = cpuSeconds(storePid);
   const client = new StoreClient(url, { timeoutMs: 60_000 });
   await client.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: 'http://127.0.0.1:9', model: 'bench', api_key: null, sampling_parameters: {} } });
   const calls = new Map<number, number>();
@@ -45,6 +61,7 @@ async function runLoad(name: string, url: string): Promise<Result> {
   await pool([...Array(N).keys()], 16, async (i) => { ids[i] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id; });
   const finished: Rollout[] = await client.waitForAllRollouts(ids, 1200, { pollSec: 10 });
   const seconds = (Date.now() - started) / 1000;
+  const storeCpuSec = cpuSeconds(storePid) - cpuBefore;
   await group.stop();
 
   // Lost: not succeeded. Duplicated: run more than once, more than one attempt, or more than one reward span.
@@ -58,7 +75,7 @@ async function runLoad(name: string, url: string): Promise<Result> {
   const latencies = succeeded.map((r) => (r.end_time! - r.start_time) * 1000).sort((a, b) => a - b);
   return {
     store: name, rollouts: N, seconds, perSecond: N / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99),
-    lost: N - succeeded.length, duplicated,
+    lost: N - succeeded.length, duplicated, storeCpuSec,
   };
 }
 
@@ -74,7 +91,7 @@ async function main(): Promise<void> {
       cwd: ROOT, readyLine: /listening on (http:\/\/\S+)/,
     });
     procs.push(ts);
-    results.push(await runLoad(`ts (sqlite, sync=${values.sync})`, ts.match![1]!));
+    results.push(await runLoad(`ts (sqlite, sync=${values.sync})`, ts.match![1]!, ts.pid));
     await ts.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -84,14 +101,15 @@ async function main(): Promise<void> {
     const py = await startProcess({ name: 'agl-store', command: path.join(venv.binDir, 'agl'), args: ['store', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'WARNING'], env: pythonEnv() });
     procs.push(py);
     await waitForHttp(`http://127.0.0.1:${port}/v1/agl/health`, 120_000);
-    results.push(await runLoad('python agl store (memory)', `http://127.0.0.1:${port}`));
+    results.push(await runLoad('python agl store (memory)', `http://127.0.0.1:${port}`, py.pid));
     await py.stop();
   }
   console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0)`);
-  console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated');
+  console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated | store CPU s');
   for (const r of results) {
-    console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${r.duplicated}`);
+    console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicated).padStart(10)} | ${r.storeCpuSec.toFixed(1)}`);
   }
+  console.log(`load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   await stopAllProcesses();
   if (results.some((r) => r.lost > 0 || r.duplicated > 0)) process.exitCode = 1;
 }
