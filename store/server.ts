@@ -112,7 +112,9 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     } catch (err) {
       if (err instanceof OtlpDecodeError) return replyError(400, err.message);
       if (err instanceof StoreError) return replyError(err.status, err.message);
-      throw err;
+      // Decoding and converting only read the client's payload: whatever fails there is a malformed request
+      // (e.g. OTLP/JSON with null where a span or an attribute belongs), not a server error.
+      return replyError(400, `Invalid OTLP payload: ${(err as Error)?.message ?? String(err)}`);
     }
     // Spans for unknown rollouts/attempts are rejected (OTLP partial success) instead of failing the whole batch.
     const known = converted.spans.filter((s) => store.attemptExists(s.rollout_id, s.attempt_id));
