@@ -28,11 +28,16 @@ export interface StackOptions {
   echo?: boolean;
   /** Extra environment for the worker (e.g. fault injection). */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Extra environment for the runners (e.g. fault injection). */
+  runnerEnv?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
 
 export interface Stack {
+  /** The current Temporal server (replaced by restartTemporal). */
   temporal: TemporalServer;
+  /** Kills the Temporal dev server (-9) and starts it again on the same port and db file (persistTemporal). */
+  restartTemporal(): Promise<void>;
   storeUrl: string;
   trainerUrl: string;
   proxyUrl: string;
@@ -67,7 +72,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     uiPort,
     dbFile: opts.persistTemporal ? path.join(opts.dataDir, 'temporal', 'dev.db') : undefined,
   };
-  const temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts) : await (await import('./temporal-server')).startDevServer(temporalOpts);
+  let temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts) : await (await import('./temporal-server')).startDevServer(temporalOpts);
 
   const storeUrl = `http://127.0.0.1:${storePort}`;
   const trainerUrl = `http://127.0.0.1:${trainerPort}`;
@@ -83,14 +88,18 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       readyLine: LISTENING,
     }),
     proxy: service('proxy', {
-      ...tsx('proxy/main.ts', ['--port', String(proxyPort), '--store', storeUrl, '--trainer', trainerUrl, '--model', opts.initialModel, '--renderer', opts.renderer]),
+      // --data: the proxy keeps the last switched policy there, so a restarted proxy serves it again.
+      ...tsx('proxy/main.ts', [
+        '--port', String(proxyPort), '--store', storeUrl, '--trainer', trainerUrl, '--model', opts.initialModel, '--renderer', opts.renderer,
+        '--data', path.join(opts.dataDir, 'proxy'),
+      ]),
       env,
       readyLine: LISTENING,
     }),
     worker: service('worker', { ...tsx('worker.ts', []), env: { ...env, ...opts.workerEnv }, readyLine: /worker polling task queue/ }),
     runners: service('runners', {
       ...tsx('agents/examples/main.ts', ['--agent', opts.agent, '--runners', String(opts.runners), '--store', storeUrl]),
-      env,
+      env: { ...env, ...opts.runnerEnv },
       readyLine: /runners polling/,
     }),
   };
@@ -110,5 +119,21 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stopAll();
     throw err;
   }
-  return { temporal, storeUrl, trainerUrl, proxyUrl, proxyPort, services, stop: stopAll };
+  const stack: Stack = {
+    temporal,
+    async restartTemporal() {
+      if (!temporal.process || !temporalOpts.dbFile) throw new Error('restartTemporal needs a dev server this stack started with persistTemporal');
+      temporal.process.kill9();
+      await temporal.process.exited;
+      temporal = await (await import('./temporal-server')).startDevServer(temporalOpts);
+      stack.temporal = temporal;
+    },
+    storeUrl,
+    trainerUrl,
+    proxyUrl,
+    proxyPort,
+    services,
+    stop: stopAll,
+  };
+  return stack;
 }

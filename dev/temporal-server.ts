@@ -98,11 +98,17 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Tempo
   };
 }
 
-/** Uses the server at TEMPORAL_ADDRESS when one answers there, otherwise starts a dev server. */
-export async function ensureTemporal(opts: DevServerOptions = {}): Promise<TemporalServer> {
-  const existing = process.env.TEMPORAL_ADDRESS;
-  if (existing && (await temporalAnswers(existing))) {
-    return { address: existing, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', stop: async () => {} };
+/**
+ * Uses the server at TEMPORAL_ADDRESS, or one already answering on the port we would start ours on (an earlier
+ * `npm start` left running, say), otherwise starts a dev server.
+ */
+export async function ensureTemporal(opts: DevServerOptions = {}, log: (line: string) => void = () => {}): Promise<TemporalServer> {
+  const candidates = [process.env.TEMPORAL_ADDRESS, `${opts.host ?? '127.0.0.1'}:${opts.port ?? 7233}`].filter((a): a is string => !!a);
+  for (const address of candidates) {
+    if (await temporalAnswers(address)) {
+      log(`using the Temporal server already answering at ${address}`);
+      return { address, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', stop: async () => {} };
+    }
   }
   return startDevServer(opts);
 }
