@@ -8,9 +8,8 @@ import { adamwStep, newAdamState } from './adamw';
 import { FORMAT, readCheckpoint, readMeta, sha256, writeCheckpoint } from './checkpoint';
 import { archName, layoutOf, ModelConfig } from './config';
 import { CorpusGen, guessCorpus, helloCorpus } from './corpus';
-import { BatchItem, runBatch } from './batch';
+import { SharePool, ShareRequest } from './grad-share';
 import { initParams } from './gpt';
-import { crossEntropy } from './losses';
 import { Rng } from './rng';
 import { BOS_ID, encode, TOKENIZER_ID, VOCAB_SIZE } from './tokenizer';
 
@@ -67,8 +66,11 @@ export function exampleTokens(prompt: string, completion: string): { input: numb
   return { input: seq.slice(0, -1), target, weights: target.map((_, i) => (i >= p.length - 1 ? 1 : 0)) };
 }
 
-/** Runs the recipe's supervised training from scratch. Deterministic; yields to the event loop between steps. */
-export async function trainBase(r: Recipe, log?: (line: string) => void): Promise<Float64Array> {
+/**
+ * Runs the recipe's supervised training from scratch. Deterministic: each batch is split into two
+ * fixed shares (computed on two worker threads when possible) whose gradients are summed in order.
+ */
+export async function trainBase(r: Recipe, log?: (line: string) => void, threads = 2): Promise<Float64Array> {
   const c = r.config;
   const L = layoutOf(c);
   const P = initParams(c, `${r.name}:${r.seed}`);
@@ -76,24 +78,36 @@ export async function trainBase(r: Recipe, log?: (line: string) => void): Promis
   const st = newAdamState(L.size);
   const rng = new Rng('corpus', r.name, r.seed);
   const warmup = Math.max(1, Math.round(r.steps / 10));
-  for (let s = 0; s < r.steps; s++) {
-    const items: BatchItem[] = [];
-    let n = 0;
-    for (let b = 0; b < r.batchSize; b++) {
-      const ex = r.corpus(rng);
-      const { input, target, weights } = exampleTokens(ex.prompt, ex.completion);
-      if (input.length > c.contextLength) continue;
-      items.push({ input, target, loss: (lp) => crossEntropy(lp, weights) });
-      n += weights.reduce((a, w) => a + w, 0);
+  const pool = new SharePool(threads);
+  try {
+    for (let s = 0; s < r.steps; s++) {
+      const examples: ShareRequest['examples'] = [];
+      let n = 0;
+      for (let b = 0; b < r.batchSize; b++) {
+        const ex = r.corpus(rng);
+        const e = exampleTokens(ex.prompt, ex.completion);
+        if (e.input.length > c.contextLength) continue;
+        examples.push(e);
+        n += e.weights.reduce((a, w) => a + w, 0);
+      }
+      // Examples share their prompt's preamble, so each share packs into far fewer rows (batch.ts).
+      const h = Math.ceil(examples.length / 2);
+      const shares = [examples.slice(0, h), examples.slice(h)].map((ex) => ({ config: c, params: P, examples: ex }));
+      const results = await pool.run(shares);
+      G.fill(0);
+      let loss = 0;
+      for (const res of results) {
+        for (let i = 0; i < G.length; i++) G[i] += res.grad[i];
+        loss += res.loss;
+      }
+      // Linear warmup, then linear decay to 10%.
+      const frac = s < warmup ? (s + 1) / warmup : 1 - 0.9 * ((s - warmup) / Math.max(1, r.steps - warmup));
+      adamwStep(P, G, st, { learningRate: r.learningRate * frac, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 10 });
+      if (log && (s % 50 === 0 || s === r.steps - 1)) log(`base ${r.name}: step ${s + 1}/${r.steps} loss/token ${(loss / Math.max(1, n)).toFixed(4)}`);
+      await new Promise((res) => setImmediate(res));
     }
-    // Examples share their prompt's preamble, so the batch packs into far fewer rows.
-    const loss = runBatch(c, L, P, items, G).losses.reduce((a, x) => a + x, 0);
-    // Linear warmup, then linear decay to 10%.
-    const frac = s < warmup ? (s + 1) / warmup : 1 - 0.9 * ((s - warmup) / Math.max(1, r.steps - warmup));
-    adamwStep(P, G, st, { learningRate: r.learningRate * frac, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 10 });
-    G.fill(0);
-    if (log && (s % 50 === 0 || s === r.steps - 1)) log(`base ${r.name}: step ${s + 1}/${r.steps} loss/token ${(loss / Math.max(1, n)).toFixed(4)}`);
-    await new Promise((res) => setImmediate(res));
+  } finally {
+    pool.close();
   }
   return P;
 }

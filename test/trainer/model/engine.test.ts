@@ -189,3 +189,19 @@ test('bad input is a UserError with a clear message, and changes nothing', async
   assert.throws(() => w.sample(new Array(97).fill(65), params, 1), /context length/);
   assert.throws(() => w.sample([300], params, 1), /outside the vocabulary/);
 });
+
+test('base-model builds are deterministic whether the batch shares run on worker threads or in-process', async () => {
+  const { recipeFor, trainBase } = await import('../../../trainer/model/base-models');
+  const { sha256 } = await import('../../../trainer/model/checkpoint');
+  const r = { ...recipeFor(BASE), steps: 3, batchSize: 4 };
+  const a = await trainBase(r, undefined, 0);
+  const b = await trainBase(r, undefined, 2);
+  assert.equal(sha256(a), sha256(b));
+  // ...and the worker threads really start (they need the TypeScript loader registered inside them).
+  const { SharePool } = await import('../../../trainer/model/grad-share');
+  const pool = new SharePool(2);
+  const share = { config: r.config, params: a, examples: [{ input: [256, 65], target: [65, 66], weights: [1, 1] }] };
+  await pool.run([share, share]);
+  assert.equal(pool.size, 2);
+  pool.close();
+});
