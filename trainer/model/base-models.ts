@@ -53,9 +53,12 @@ export function infoOf(r: Recipe): BaseModelInfo {
   };
 }
 
+/** Bump when the build's arithmetic changes (e.g. how a batch is split), so caches rebuild. */
+const BUILDER_VERSION = 2;
+
 export function recipeHash(r: Recipe): string {
   const { corpus: _c, ...rest } = r;
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify({ ...rest, builder: BUILDER_VERSION })).digest('hex').slice(0, 16);
 }
 
 /** Token ids and loss weights of one corpus example: BOS + prompt (weight 0) + completion (weight 1). */
