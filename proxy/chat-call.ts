@@ -5,6 +5,7 @@ import type { Message } from '../chat';
 import { withToolDeclarations } from '../chat/tools';
 import { buildCompletion } from './completion';
 import type { ChatCompletion } from './completion';
+import { HttpError } from '../common/http';
 import { ApiError, badRequest } from './errors';
 import type { ActivePolicy, PolicyManager } from './policy';
 import type { PolicySpec } from './policy-spec';
@@ -122,10 +123,17 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
         o.log(message);
         // An answered scoped call must leave its span, or training silently loses the turn: fail it so the
         // agent's client retries (a fresh sample, a fresh sequence id).
-        failure ??= new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
+        // Except when the store says the rollout or attempt in the URL does not exist: retrying cannot help.
+        const unknown = err instanceof HttpError && err.status === 404;
+        failure ??= unknown
+          ? new ApiError(404, `unknown rollout or attempt in the URL: ${message}`, 'invalid_request_error', null, 'rollout_not_found')
+          : new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
       }
     }
-    if (failure) throw failure;
+    if (failure) {
+      failure.headers['x-agl-policy'] = spec.switchId;
+      throw failure;
+    }
     return { completion: completion!, policy: spec, sequenceId };
   } finally {
     lease.release();

@@ -1,4 +1,5 @@
 // URL → route (pure). Rollout-scoped URLs /rollout/{rid}/attempt/{aid}/<rest> are served as <rest>.
+import { badRequest } from './errors';
 
 export type Route =
   | { kind: 'chat' }
@@ -15,12 +16,21 @@ export interface Routed {
 
 const SCOPED = /^\/rollout\/([^/]+)\/attempt\/([^/]+)(\/.*)?$/;
 
+/** decodeURIComponent that answers 400 for malformed percent-encoding instead of throwing a URIError (a 500). */
+function decode(segment: string, what: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`malformed percent-encoding in the ${what} of the URL: ${JSON.stringify(segment.slice(0, 100))}`, null, 'invalid_url');
+  }
+}
+
 export function routeOf(url: string): Routed {
   let path = url.split('?')[0];
   let scope: Routed['scope'] = null;
   const m = SCOPED.exec(path);
   if (m) {
-    scope = { rolloutId: decodeURIComponent(m[1]), attemptId: decodeURIComponent(m[2]) };
+    scope = { rolloutId: decode(m[1], 'rollout id'), attemptId: decode(m[2], 'attempt id') };
     path = m[3] ?? '/';
   }
   if (path.length > 1) path = path.replace(/\/+$/, '');
@@ -39,7 +49,7 @@ export function routeOf(url: string): Routed {
       return { route: scope ? { kind: 'not-found', path } : { kind: 'admin-policy' }, scope };
     default: {
       const model = /^\/(?:v1\/)?models\/(.+)$/.exec(path);
-      if (model) return { route: { kind: 'model', id: decodeURIComponent(model[1]) }, scope };
+      if (model) return { route: { kind: 'model', id: decode(model[1], 'model id') }, scope };
       return { route: { kind: 'not-found', path }, scope };
     }
   }

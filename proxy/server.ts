@@ -3,6 +3,7 @@
 import http from 'node:http';
 import { isLoopbackHost, sameSecret } from '../common/access';
 import { UsageError } from '../common/service-args';
+import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { runChatCall } from './chat-call';
 import type { CallOptions, Scope } from './chat-call';
@@ -60,7 +61,7 @@ function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => v
     res.destroy();
     return;
   }
-  send(res, e.status === 499 ? 400 : e.status, e.body());
+  send(res, e.status === 499 ? 400 : e.status, e.body(), e.headers);
 }
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
@@ -180,6 +181,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => sendError(res, err, log));
   });
+  answerClientErrorsWithJson(server, (message) => new ApiError(400, message, 'invalid_request_error', null, 'bad_request').body());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0;

@@ -1,6 +1,7 @@
 // The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
 // the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
@@ -172,6 +173,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       sendError(res, err, log);
     });
   });
+  answerClientErrorsWithJson(server, (message) => ({ detail: message }));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // long-polls may legitimately take maxWait seconds
 
