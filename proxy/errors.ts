@@ -2,6 +2,8 @@
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  /** Extra response headers (e.g. the policy that failed the call). */
+  headers: Record<string, string> = {};
   constructor(
     readonly status: number,
     message: string,
