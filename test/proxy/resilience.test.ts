@@ -51,6 +51,7 @@ test('retryable sampler errors are retried up to retryAttempts times', async () 
     const r = await post(`${url}/v1/chat/completions`, BODY);
     assert.equal(r.status, 502);
     assert.equal(r.json.error.code, 'sampler_error');
+    assert.equal(r.headers.get('x-agl-policy'), 'p0', 'errors name the policy that failed the call');
     assert.equal(s2.calls, 2);
   });
 });
