@@ -1,6 +1,7 @@
 // A Python Agent-lightning v0.3 runner (AgentOps tracer) whose agent calls the proxy through a `proxy_llm`
-// resource: through both adapters its rollouts yield triplets with token ids (and, from the agent-side spans,
-// logprobs), the reward on the call. The proxy samples the local trainer (bigram engine); the store is ours.
+// resource: through both adapters — ours and Agent-lightning's own (Python) — its rollouts yield triplets with
+// token ids (and logprobs from the agent-side spans or the proxy span), the reward on the call. The proxy samples
+// the local trainer (bigram engine); the store is ours.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../store/adapters';
@@ -19,7 +20,7 @@ test('Python runner → proxy → store: both adapters give triplets with ids, l
   const c = stack.storeClient;
   await c.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: stack.proxy.url, model: 'local/bigram', api_key: null, sampling_parameters: {} } });
   const rollouts = [await c.enqueueRollout({ name: 'Alice', reward: 1 }, { mode: 'train' }), await c.enqueueRollout({ name: 'Bob', reward: 0.25 }, { mode: 'train' })];
-  const { stdout } = await runPython(venv.python, 'proxy-py-runner.py', [stack.store.url, '2']);
+  const { stdout } = await runPython(venv.python, 'proxy-py-runner.py', [stack.store.url, '2', ...rollouts.map((r) => r.rollout_id)]);
   assert.match(stdout, /runner finished/);
   assert.match(stdout, /endpoint=http:\/\/127\.0\.0\.1:\d+\/rollout\/[^/]+\/attempt\/[^/\s]+ ->/);
 
@@ -44,5 +45,18 @@ test('Python runner → proxy → store: both adapters give triplets with ids, l
     assert.deepEqual(fromTracer[0].response.logprobs!.map((e) => e.logprob), proxySpans[0].attributes.response_logprobs);
     assert.equal(fromTracer[0].reward, want.reward);
     assert.equal(fromTracer[0].metadata.response_id, proxySpans[0].attributes['gen_ai.response.id']);
+
+    // Agent-lightning's own adapters, in Python, on the same spans.
+    const line = stdout.split('\n').find((l) => l.startsWith('ADAPTED ') && l.includes(r.rollout_id));
+    assert.ok(line, 'the Python adapters ran for this rollout');
+    const py = JSON.parse(line.slice('ADAPTED '.length));
+    for (const kind of ['proxy', 'tracer', 'both'] as const) {
+      assert.equal(py[kind].length, 1, `${kind}: one triplet`);
+      assert.deepEqual(py[kind][0].prompt.token_ids, fromProxy[0].prompt.token_ids, kind);
+      assert.deepEqual(py[kind][0].response.token_ids, fromProxy[0].response.token_ids, kind);
+      assert.equal(py[kind][0].reward, want.reward, kind);
+    }
+    assert.deepEqual(py.tracer[0].response.logprobs, fromTracer[0].response.logprobs);
+    assert.equal(py.both[0].response.logprobs.length, py.both[0].response.token_ids.length, 'logprobs also via the proxy span');
   }
 });
