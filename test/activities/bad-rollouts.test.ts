@@ -1,0 +1,139 @@
+// Bad agents and bad requests against the real services. Agents that throw, hang past the rollout timeout,
+// return NaN or an infinite reward, or report nothing: the batch still finishes, the train step trains on what is
+// usable and reports the rest as metrics; a batch with nothing usable is skipped with a metric, weights unchanged.
+// And the proxy on the real trainer answers a clear 400 for a bad role, a prompt over the model's context
+// length and invalid sampling parameters.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { Stack } from '../../dev/stack';
+import { prepareRun } from '../../activities/prepare-run';
+import { initPolicy } from '../../activities/init-policy';
+import { publishPolicy } from '../../activities/publish-policy';
+import { collectRollouts } from '../../activities/collect-rollouts';
+import { trainStep } from '../../activities/train-step';
+import { logMetrics } from '../../activities/record-run';
+import { closeServices, tinkerService } from '../../activities/services';
+import { readJsonl, runPaths } from '../../activities/run-files';
+import { startRunners, type AgentFunction, type RunnerGroup } from '../../agents/runner';
+import { helloAgent } from '../../agents/examples/hello';
+import type { RunConfigInput } from '../../config/run-config';
+import { makeSecrets, startSecureStack } from '../helpers/secure-stack';
+
+let stack: Stack;
+let dataDir: string;
+let runners: RunnerGroup<string> | undefined;
+
+/** What each task makes the agent do (after calling the policy, so there are spans to train on). */
+const badAgent: AgentFunction<string> = async (task, ctx) => {
+  if (task.startsWith('hang')) {
+    // Never returns, never reports: only the rollout timeout ends it (the runner's stop releases it at the end).
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    return null;
+  }
+  if (task.startsWith('crash')) throw new Error('agent crashed before its first LLM call');
+  await helloAgent(task, ctx);
+  if (task.startsWith('throw')) throw new Error('agent bug');
+  if (task.startsWith('nan')) return NaN;
+  if (task.startsWith('inf')) return Infinity;
+  if (task.startsWith('none')) return null;
+  return Number(ctx.rollout.metadata?.member ?? 0) === 1 ? 1 : 0;
+};
+
+before(async () => {
+  ({ stack, dataDir } = await startSecureStack('bad', makeSecrets(), { runners: 0 }));
+  runners = startRunners(10, badAgent, { storeUrl: stack.storeUrl, pollIntervalMs: 100, log: () => {} });
+});
+
+after(async () => {
+  await runners?.stop();
+  await closeServices();
+  await stack?.stop();
+});
+
+async function once<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
+  const env = new MockActivityEnvironment() as unknown as { run(f: unknown, ...a: unknown[]): Promise<unknown> };
+  return (await env.run(fn, ...args)) as R;
+}
+
+test('bad agents become failed rollouts and metrics; a batch with nothing usable is skipped', { timeout: 240_000 }, async () => {
+  const logPath = `${dataDir}/runs/bad`;
+  const raw = {
+    runName: 'bad',
+    learningRate: 3e-3,
+    modelName: 'local/tiny-test',
+    rendererName: 'role_colon',
+    baseUrl: stack.trainerUrl,
+    storeAddress: stack.storeUrl,
+    llmProxyPort: stack.proxyPort,
+    logPath,
+    maxTokens: 16,
+    rolloutTimeoutSeconds: 4,
+    rolloutMaxAttempts: 1,
+    datasetBuilder: {
+      batchSize: 6,
+      groupSize: 2,
+      shuffle: false,
+      // Batch 0: one task of each kind. Batch 1: nothing usable (no rollout got as far as an LLM call).
+      trainDataset: ['ok', 'throw', 'hang', 'nan', 'inf', 'none', 'crash1', 'hang2', 'crash2', 'crash3', 'hang3', 'crash4'],
+      valDataset: ['500'],
+    },
+  } as RunConfigInput;
+  const prepared = await once(prepareRun, raw);
+  const settings = prepared.settings;
+  assert.equal(prepared.numBatches, 2);
+  const s0 = await once(initPolicy, settings, 0);
+  const rid = await once(publishPolicy, settings, 0, 'train', s0);
+
+  const t0 = Date.now();
+  const c0 = await once(collectRollouts, settings, 0, rid, prepared.datasetSha256);
+  const took = Date.now() - t0;
+  assert.ok(took < 60_000, `the batch waited ${took} ms; the hung agents must end at the rollout timeout`);
+  const statuses = Object.fromEntries(c0.groups.map((g, i) => [raw.datasetBuilder!.trainDataset![i] as string, g.statuses]));
+  assert.deepEqual(statuses.ok, ['succeeded', 'succeeded']);
+  assert.deepEqual(statuses.none, ['succeeded', 'succeeded'], 'no reward is a rollout with reward 0, not a failure');
+  for (const k of ['throw', 'nan', 'inf']) assert.deepEqual(statuses[k], ['failed', 'failed'], `${k}: ${statuses[k]}`);
+  for (const s of statuses.hang!) assert.ok(['failed', 'timeout'].includes(s), `hang: ${s}`);
+
+  const r0 = await once(trainStep, settings, 0, c0, s0);
+  assert.equal(r0.skipped, false, 'the usable group trains');
+  for (const [k, v] of Object.entries(r0.metrics)) assert.ok(Number.isFinite(v), `metric ${k} = ${v}`);
+  assert.ok(r0.metrics['env/all/by_group/frac_status_succeeded']! < 1, 'failed rollouts show in the metrics');
+  await once(logMetrics, settings, 0, r0.metrics, []);
+
+  const rid1 = await once(publishPolicy, settings, 1, 'train', r0.state);
+  const c1 = await once(collectRollouts, settings, 1, rid1, prepared.datasetSha256);
+  assert.equal(c1.counts.succeeded, 0);
+  const r1 = await once(trainStep, settings, 1, c1, r0.state);
+  assert.equal(r1.skipped, true, 'nothing usable: the step is skipped');
+  assert.equal(r1.metrics['train/skipped_empty_batch'], 1);
+  assert.equal(r1.state.statePath, r0.state.statePath, 'weights unchanged');
+  assert.equal(r1.state.step, 2, 'the run moves on');
+  await once(logMetrics, settings, 1, r1.metrics, []);
+  assert.deepEqual(readJsonl(runPaths(logPath).metrics).map((m) => m.step), [0, 1]);
+});
+
+test('proxy on the real trainer: bad role, prompt over the context length, bad sampling → clear 400s', { timeout: 60_000 }, async () => {
+  const post = async (body: unknown) => {
+    const res = await fetch(`${stack.proxyUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    return { status: res.status, json: (await res.json()) as { error?: { message: string; type: string } } };
+  };
+  const info = await tinkerService(stack.trainerUrl).getServerCapabilities();
+  assert.ok(info.length > 0);
+  const okAnswer = await post({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  assert.equal(okAnswer.status, 200, JSON.stringify(okAnswer.json));
+
+  const role = await post({ messages: [{ role: 'wizard', content: 'hi' }] });
+  assert.equal(role.status, 400);
+  assert.match(role.json.error!.message, /role must be one of/);
+
+  const long = await post({ messages: [{ role: 'user', content: 'x'.repeat(5000) }], max_tokens: 4 });
+  assert.equal(long.status, 400, JSON.stringify(long.json));
+  assert.match(long.json.error!.message, /context length/);
+
+  for (const bad of [{ temperature: -1 }, { top_p: 0 }, { top_k: 1.5 }, { max_tokens: 0 }, { n: 1000 }, { temperature: 'hot' }]) {
+    const a = await post({ messages: [{ role: 'user', content: 'hi' }], ...bad });
+    assert.equal(a.status, 400, `${JSON.stringify(bad)}: ${JSON.stringify(a.json)}`);
+    assert.equal(a.json.error!.type, 'invalid_request_error');
+  }
+});
