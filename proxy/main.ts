@@ -97,9 +97,10 @@ runMain(async () => {
   void applyInitial(proxy.policies, initial, log);
   if (!v.store) log('no --store: rollout-scoped calls are served but record no spans');
   announceListening('proxy', args.host, proxy.port);
+  // SIGTERM/SIGINT: stop accepting calls, let in-flight ones finish (up to 10 s), exit.
   const shutdown = () =>
     void proxy
-      .close()
+      .close(10_000)
       .then(() => factory.close())
       .then(() => process.exit(0));
   process.once('SIGTERM', shutdown);

@@ -40,7 +40,8 @@ export interface ProxyServer {
   port: number;
   policies: PolicyManager;
   server: http.Server;
-  close(): Promise<void>;
+  /** Stops accepting calls; with graceMs, lets in-flight calls finish first (at most that long). */
+  close(graceMs?: number): Promise<void>;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -196,10 +197,13 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     port,
     policies,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async (graceMs = 0) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (policies.inFlightCalls() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }

@@ -130,3 +130,14 @@ test('store down: a scoped call answers 503 before sampling; a span that cannot 
     await p2.close();
   }
 });
+
+test('close with a grace period lets an in-flight call finish', async () => {
+  const s = new FlakySampler(0, true, 300);
+  const p = await startProxy({ port: 0, factory: { create: async () => s }, initialPolicy: policy(), log: () => {} });
+  const call = post(`${p.url}/v1/chat/completions`, BODY);
+  await new Promise((r) => setTimeout(r, 50));
+  await p.close(5000);
+  const r = await call;
+  assert.equal(r.status, 200);
+  assert.equal(r.json.choices[0].message.content, 'ok');
+});
