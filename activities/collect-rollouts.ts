@@ -11,6 +11,7 @@ export async function collectRollouts(settings: RunSettings, batch: number, reso
   const requests: RolloutRequest[] = tasks.flatMap(({ taskIndex, task }, group) =>
     Array.from({ length: G }, (_, member) => ({
       key: `${settings.runName}/train/${batch}/${group}/${member}`,
+      seedKey: `${settings.datasetBuilder.seed}/train/${batch}/${group}/${member}`,
       group,
       task,
       metadata: { agl_run: settings.runName, batch, group, member, task_index: taskIndex },

@@ -2,11 +2,13 @@
 import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
 import { appendJsonl, appendJsonlOnce, runPaths } from './run-files';
+import { faultPoint } from '../common/fault-points';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
 export async function saveCheckpoint(settings: RunSettings, name: string, batch: number, policy: PolicyState, final: boolean): Promise<string> {
   const row: Record<string, unknown> = { name, batch, state_path: policy.statePath, sampler_path: policy.samplerPath };
   if (final) row.final = true;
+  faultPoint('checkpoint.before_record', { run: settings.runName, batch });
   appendJsonlOnce(runPaths(settings.logPath).checkpoints, 'name', row);
   return policy.statePath;
 }

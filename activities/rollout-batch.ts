@@ -8,10 +8,18 @@ import type { StoreClient } from '../store/client';
 import type { Json, Rollout, RolloutStatus } from '../store/types';
 import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
 import type { CollectedBatch, CollectedGroup, RunSettings } from '../workflows/run-types';
+import { faultPoint } from '../common/fault-points';
+import { withHeartbeats } from './keep-alive';
 
 export interface RolloutRequest {
   /** Unique within the run: run/phase/batch/group/member. */
   key: string;
+  /**
+   * What the rollout's sampling seed is derived from: the config's seed and phase/batch/group/member, not the
+   * run's name, so two runs with the same config (a fault-free one and a crashed-and-resumed one) sample the
+   * same tokens.
+   */
+  seedKey: string;
   group: number;
   task: unknown;
   metadata: Record<string, Json>;
@@ -48,8 +56,15 @@ export async function runRolloutBatch(
       mode,
       resourcesId,
       idempotencyKey: r.key,
-      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.key) },
-      config: { timeout_seconds: settings.rolloutTimeoutSeconds, max_attempts: settings.rolloutMaxAttempts },
+      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.seedKey) },
+      config: {
+        timeout_seconds: settings.rolloutTimeoutSeconds,
+        // Without it an attempt whose runner died stays `running` until timeout_seconds (the runner heartbeats).
+        unresponsive_seconds: settings.rolloutUnresponsiveSeconds,
+        max_attempts: settings.rolloutMaxAttempts,
+        // The store retries nothing unless told which attempt endings to retry (its default is none).
+        retry_condition: ['failed', 'timeout', 'unresponsive'],
+      },
       timeoutMs: 30_000,
       signal,
     });
@@ -67,6 +82,7 @@ export async function runRolloutBatch(
     }
   };
   await fill();
+  faultPoint('rollouts.waiting', { run: settings.runName, batch: Number(requests[0]?.metadata.batch ?? -1) });
 
   let lastLog = 0;
   while (finished.size < requests.length) {
@@ -76,7 +92,8 @@ export async function runRolloutBatch(
       continue;
     }
     // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
-    const answered = await store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal });
+    // Heartbeat during the wait too, so a short heartbeat timeout (a dead worker noticed quickly) is safe.
+    const answered = await withHeartbeats({ ids, done: finished.size } satisfies Progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
     for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
     await fill();
     heartbeat({ ids, done: finished.size } satisfies Progress);

@@ -12,6 +12,7 @@ export async function runEvaluation(settings: RunSettings, batch: number, resour
   if (tasks.length === 0) return { 'test/skipped_empty_val': 1 };
   const requests: RolloutRequest[] = tasks.map(({ taskIndex, task }, group) => ({
     key: `${settings.runName}/val/${batch}/${group}/0`,
+      seedKey: `${settings.datasetBuilder.seed}/val/${batch}/${group}/0`,
     group,
     task,
     metadata: { agl_run: settings.runName, batch, group, member: 0, task_index: taskIndex },

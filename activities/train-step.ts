@@ -15,6 +15,7 @@ import { markAt, markDirty, trainingClientAt } from './policy-client';
 import { storeFor, tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
+import { faultPoint } from '../common/fault-points';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
@@ -75,6 +76,7 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
     const fb = await withHeartbeats('forward_backward', tc.forwardBackward(chunk.map(toWire), settings.lossFn));
     for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
     for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
+    faultPoint('train.after_forward_backward', { run: settings.runName, batch });
     await withHeartbeats('optim_step', tc.optimStep({ learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }));
   }
   metrics['time/train_step'] = seconds(t0);
@@ -85,6 +87,7 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
   t0 = performance.now();
   const name = String(step).padStart(6, '0');
   const statePath = await withHeartbeats('saving state', tc.saveState(name));
+  faultPoint('train.after_save_state', { run: settings.runName, batch });
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);

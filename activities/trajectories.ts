@@ -7,6 +7,7 @@ import type { StoreClient } from '../store/client';
 import type { StoreSpan, Triplet } from '../store/adapters/types';
 import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
 import { makeTripletAdapter } from '../store/adapters';
+import { PROXY_SPAN_NAME } from '../proxy/span';
 
 export interface BuiltGroups {
   groups: TrajectoryGroup[];
@@ -22,7 +23,10 @@ export async function buildTrajectoryGroups(store: StoreClient, settings: RunSet
     const trajectories = [];
     for (const rolloutId of group.rolloutIds) {
       const page = await store.querySpans(rolloutId, 'latest', {}, { timeoutMs: 60_000, signal });
-      const spans = page.items as unknown as StoreSpan[];
+      // A proxy call that failed (sampler or trainer down) left a span with an ERROR status and no tokens; the agent
+      // never saw it and retried. It is not a turn, so it must not count (a run with a trainer restart would
+      // otherwise report different skipped-triplet metrics than one without).
+      const spans = (page.items as unknown as StoreSpan[]).filter((s) => !(s.name === PROXY_SPAN_NAME && s.status?.status_code === 'ERROR'));
       const triplets: Triplet[] = spans.length === 0 ? [] : adapt(spans);
       const { trajectory, notes: n } = reconstructTransitions(triplets);
       notes['rollouts/skipped_triplets_no_token_ids']! += n.skippedNoTokenIds;

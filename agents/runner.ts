@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { StoreClient } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
+import { faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from './llm-endpoint';
 import { rewardSpan } from './reward';
 
@@ -143,6 +144,8 @@ export class AgentRunner<T = Json> {
       const result = await this.agent(rollout.input as T, {
         llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: this.abort.signal, emitReward,
       });
+      const meta = rollout.metadata ?? {};
+      if (typeof meta.agl_run === 'string') faultPoint('runner.mid_rollout', { run: meta.agl_run, batch: Number(meta.batch) });
       if (typeof result === 'number') await emitReward(result);
       status = 'succeeded';
     } catch (err) {

@@ -24,3 +24,25 @@ export const helloAgent: AgentFunction<string> = async (task, ctx) => {
   );
   return helloReward(String(task), res.choices[0]?.message.content ?? '');
 };
+
+/**
+ * The hello reward with partial credit (the share of the target's characters the answer uses), so that even an
+ * untrained model gets rewards that differ within a group: the chaos tests need steps that really move the
+ * weights on the tiny test model, whose answers almost never earn the sparse reward.
+ */
+export function helloDenseReward(task: string, answer: string): number {
+  const target = new Set(`i am ${task}`);
+  const used = new Set(answer.toLowerCase());
+  const overlap = [...target].filter((c) => used.has(c)).length / target.size;
+  return helloReward(task, answer) + overlap;
+}
+
+export const helloDenseAgent: AgentFunction<string> = async (task, ctx) => {
+  if (!ctx.llm) throw new Error('the rollout carries no LLM resource');
+  const client = new OpenAI({ baseURL: ctx.llm.endpoint, apiKey: ctx.llm.apiKey ?? 'dummy', timeout: 120_000, maxRetries: 2 });
+  const res = await client.chat.completions.create(
+    { model: ctx.llm.model, messages: [{ role: 'user', content: helloPrompt(String(task)) }] },
+    { signal: ctx.signal },
+  );
+  return helloDenseReward(String(task), res.choices[0]?.message.content ?? '');
+};

@@ -3,9 +3,13 @@ import { parseArgs } from 'node:util';
 import { runMain, UsageError } from '../../common/service-args';
 import { startRunners, type AgentFunction } from '../runner';
 import { guessAgent } from './guess';
-import { helloAgent } from './hello';
+import { helloAgent, helloDenseAgent } from './hello';
 
-const AGENTS: Record<string, AgentFunction<never>> = { hello: helloAgent as AgentFunction<never>, guess: guessAgent as AgentFunction<never> };
+const AGENTS: Record<string, AgentFunction<never>> = {
+  hello: helloAgent as AgentFunction<never>,
+  'hello-dense': helloDenseAgent as AgentFunction<never>,
+  guess: guessAgent as AgentFunction<never>,
+};
 
 runMain(async () => {
   let v;

@@ -1,0 +1,176 @@
+// Fault injection: a short hello run on the local trainer, first fault-free, then again with faults injected at
+// seeded moments — kill -9 of the worker (during rollouts, between forward_backward and optim_step, while saving a
+// checkpoint), of a runner mid-rollout, of the proxy, the store and the trainer, and a restart of the Temporal dev
+// server. The supervisor restarts what was killed. Every faulty run must finish by itself with the fault-free
+// run's final weights (sha256), Adam step count, metrics rows (minus time/*) and checkpoint rows.
+// AGL_CHAOS_SEED replays another plan; AGL_CHAOS_RUNS / AGL_CHAOS_PER_KIND size it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { startStack, type Stack } from '../../dev/stack';
+import { validateRunConfig } from '../../config/load';
+import { startOrAttach } from '../../cli/run-commands';
+import { FAULT_POINTS } from '../../common/fault-points';
+import type { trainingRun } from '../../workflows/training-run';
+import type { TrainingRunResult } from '../../workflows/run-types';
+import { armPoints, describeFault, FAULT_KINDS, injectAt, outcomeOf, planFaults, pointFired, type Fault, type FaultKind, type RunOutcome } from './harness';
+
+const SEED = Number(process.env.AGL_CHAOS_SEED ?? 20261202);
+const RUNS = Number(process.env.AGL_CHAOS_RUNS ?? 5);
+const PER_KIND = Number(process.env.AGL_CHAOS_PER_KIND ?? 3);
+const NUM_BATCHES = 3;
+const SAVE_EVERY = 2;
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-chaos-'));
+const faultDir = path.join(dataDir, 'faults');
+const taskQueue = `chaos-${randomUUID()}`;
+const t0 = Date.now();
+let stack: Stack | undefined;
+let connection: Connection;
+let client: Client;
+const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
+
+before(async () => {
+  const faultEnv = { AGL_FAULT_POINTS: FAULT_POINTS.join(','), AGL_FAULT_DIR: faultDir };
+  stack = await startStack({
+    dataDir,
+    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
+    persistTemporal: true,
+    taskQueue,
+    initialModel: 'local/tiny-test',
+    renderer: 'role_colon',
+    // hello with partial credit: rewards differ within groups even on the untrained tiny model, so steps move weights.
+    agent: 'hello-dense',
+    runners: 4,
+    workerEnv: faultEnv,
+    runnerEnv: faultEnv,
+    log: (l) => log(`stack: ${l}`),
+  });
+  connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
+  client = new Client({ connection });
+});
+
+after(async () => {
+  await connection?.close().catch(() => undefined);
+  await stack?.stop();
+});
+
+function configFor(runName: string) {
+  return validateRunConfig({
+    runName,
+    learningRate: 3e-3,
+    modelName: 'local/tiny-test',
+    rendererName: 'role_colon',
+    baseUrl: stack!.trainerUrl,
+    storeAddress: stack!.storeUrl,
+    llmProxyPort: stack!.proxyPort,
+    logPath: path.join(dataDir, 'runs', runName),
+    maxTokens: 24,
+    evalEvery: 2,
+    saveEvery: SAVE_EVERY,
+    // A killed runner's attempt goes silent: noticed after a few seconds, retried with the same seed.
+    rolloutTimeoutSeconds: 120,
+    rolloutUnresponsiveSeconds: 8,
+    rolloutMaxAttempts: 6,
+    // A killed worker's activity is retried after 10 s instead of 1-2 min.
+    activityHeartbeatTimeoutSeconds: 10,
+    datasetBuilder: { batchSize: 4, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'], valDataset: ['500', '501'] },
+  });
+}
+
+/** The run's result, waiting through Temporal restarts (a poll cut by a restart is asked again). */
+async function resultOf(handle: () => WorkflowHandle<typeof trainingRun>, deadlineMs: number): Promise<TrainingRunResult> {
+  for (;;) {
+    try {
+      return await handle().result();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError || Date.now() > deadlineMs) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+async function runOnce(runName: string, faults: Fault[]): Promise<{ outcome: RunOutcome; injected: Fault[]; seconds: number }> {
+  const started = Date.now();
+  armPoints(faultDir, runName, faults);
+  const cfg = configFor(runName);
+  const run = await startOrAttach(client, taskQueue, cfg);
+  const handle = () => client.workflow.getHandle<typeof trainingRun>(run.workflowId);
+  let finished = false;
+  const external = faults.filter((f): f is Fault & { via: 'external' } => f.via === 'external');
+  const fired = external.map((f) =>
+    injectAt(stack!, handle, f, () => finished).then((ok) => {
+      if (ok) log(`${runName}: injected ${describeFault(f)}`);
+      return ok;
+    }),
+  );
+  let result: TrainingRunResult;
+  try {
+    result = await resultOf(handle, Date.now() + 8 * 60_000);
+  } finally {
+    finished = true;
+  }
+  const externalFired = await Promise.all(fired);
+  const injected = [
+    ...faults.filter((f) => f.via === 'point' && pointFired(faultDir, runName, f.point)),
+    ...external.filter((_, i) => externalFired[i]),
+  ];
+  for (const f of faults) if (f.via === 'point' && injected.includes(f)) log(`${runName}: fired ${describeFault(f)}`);
+  assert.equal(result.batchesCompleted, NUM_BATCHES, `${runName} completed every batch`);
+  assert.equal(result.finalCheckpoint, 'final');
+  const outcome = outcomeOf(path.join(dataDir, 'trainer'), cfg.logPath, NUM_BATCHES);
+  return { outcome, injected, seconds: (Date.now() - started) / 1000 };
+}
+
+test('faulty runs finish by themselves, bit-identical to the fault-free run', { timeout: 14 * 60_000 }, async () => {
+  const clean = await runOnce('clean', []);
+  log(`clean run: ${clean.seconds.toFixed(1)} s, final weights ${clean.outcome.finalWeightsSha256.slice(0, 16)}…, adam step ${clean.outcome.finalAdamStep}`);
+  assert.equal(clean.outcome.finalAdamStep, NUM_BATCHES, 'one optimizer step per batch');
+  assert.equal(clean.outcome.metrics.length, NUM_BATCHES);
+  assert.equal(new Set(clean.outcome.stepWeights).size, NUM_BATCHES, 'every step changed the weights');
+  for (const m of clean.outcome.metrics) assert.equal(m['train/skipped_empty_batch'], 0, 'every batch trained');
+
+  const plans = planFaults(SEED, RUNS, PER_KIND, NUM_BATCHES, SAVE_EVERY);
+  const byKind = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
+  const mismatches: string[] = [];
+  let identical = 0;
+  for (const [i, plan] of plans.entries()) {
+    const name = `faulty-${i + 1}`;
+    log(`${name}: plan ${plan.map(describeFault).join('; ')}`);
+    const r = await runOnce(name, plan);
+    for (const f of r.injected) byKind.set(f.kind, byKind.get(f.kind)! + 1);
+    const diffs: string[] = [];
+    const same = (what: string, a: unknown, b: unknown) => {
+      try {
+        assert.deepStrictEqual(a, b);
+      } catch {
+        diffs.push(`${what}: ${JSON.stringify(a).slice(0, 400)} != ${JSON.stringify(b).slice(0, 400)}`);
+      }
+    };
+    same('final weights sha256', r.outcome.finalWeightsSha256, clean.outcome.finalWeightsSha256);
+    same('final adam step (no step applied twice)', r.outcome.finalAdamStep, clean.outcome.finalAdamStep);
+    same('weights after each step', r.outcome.stepWeights, clean.outcome.stepWeights);
+    same('metrics.jsonl rows (minus time/*)', r.outcome.metrics, clean.outcome.metrics);
+    same('checkpoints.jsonl rows', r.outcome.checkpoints, clean.outcome.checkpoints);
+    log(`${name}: ${r.seconds.toFixed(1)} s, ${r.injected.length}/${plan.length} faults injected, ${diffs.length === 0 ? 'IDENTICAL' : `DIFFERENT:\n  ${diffs.join('\n  ')}`}`);
+    if (diffs.length === 0) identical++;
+    else mismatches.push(`${name}: ${diffs.join('; ')}`);
+  }
+
+  const total = [...byKind.values()].reduce((a, b) => a + b, 0);
+  const report = [
+    `chaos report (seed ${SEED}): ${total} faults injected`,
+    ...[...byKind.entries()].map(([k, n]) => `  ${k}: ${n}`),
+    `  runs: 1 fault-free + ${plans.length} faulty; identical/total: ${identical}/${plans.length}`,
+    `  restarts seen by the supervisor: ${Object.entries(stack!.services).map(([k, s]) => `${k} ${s.restarts}`).join(', ')}`,
+    `  suite time: ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  ];
+  for (const line of report) log(line);
+  assert.deepEqual(mismatches, [], 'every faulty run is bit-identical to the fault-free one');
+  assert.ok(total >= 20, `at least 20 faults injected (got ${total})`);
+  for (const [k, n] of byKind) assert.ok(n >= 1, `at least one "${k}" fault injected`);
+});
