@@ -86,3 +86,25 @@ export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: Nod
   if (tty) out.write('\n');
   return result;
 }
+
+/** Terminates the run if it is going and deletes it from Temporal, so the same workflow id starts afresh. */
+export async function forgetRun(client: Client, workflowId: string, namespace: string): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    const d = await handle.describe();
+    if (d.status.name === 'RUNNING') await handle.terminate('forgotten with --fresh');
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowNotFoundError') return;
+    throw err;
+  }
+  await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId } });
+  // Deletion is asynchronous; wait until the id is free.
+  for (let i = 0; i < 50; i++) {
+    try {
+      await handle.describe();
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -5,13 +5,16 @@
 //   npm start                 the hello example
 //   npm start -- --example guess
 //   npm start -- --runners 16
+//   npm start -- --fresh      forget the example's earlier run (its workflow and files) and train from scratch
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { runMain, UsageError } from '../common/service-args';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { validateRunConfig } from '../config/load';
-import { startOrAttach, watch } from '../cli/run-commands';
+import { forgetRun, startOrAttach, watch, workflowIdFor } from '../cli/run-commands';
+import { runNameOf } from '../config/run-config';
+import { rmSync } from 'node:fs';
 import { runPaths } from '../activities/run-files';
 import { EXAMPLES } from './examples';
 import { startStack } from './stack';
@@ -22,7 +25,10 @@ const ROOT = path.resolve(__dirname, '..');
 runMain(async () => {
   let v;
   try {
-    v = parseArgs({ options: { example: { type: 'string' }, runners: { type: 'string' }, verbose: { type: 'boolean' } }, strict: true }).values;
+    v = parseArgs({
+      options: { example: { type: 'string' }, runners: { type: 'string' }, verbose: { type: 'boolean' }, fresh: { type: 'boolean' } },
+      strict: true,
+    }).values;
   } catch (err) {
     throw new UsageError(`npm start: ${(err as Error).message}`);
   }
@@ -58,7 +64,13 @@ runMain(async () => {
   const logPath = path.join(dataDir, 'runs', name);
   const cfg = validateRunConfig(example.config({ storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, logPath }));
   const ui = stack.temporal.uiUrl ?? settings.uiUrl;
-  const client = new Client({ connection: await Connection.connect({ address: stack.temporal.address }), namespace: settings.namespace });
+  const connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
+  const client = new Client({ connection, namespace: settings.namespace });
+  if (v.fresh) {
+    say(`--fresh: forgetting run ${workflowIdFor(runNameOf(cfg))} and ${logPath}`);
+    await forgetRun(client, workflowIdFor(runNameOf(cfg)), settings.namespace);
+    rmSync(logPath, { recursive: true, force: true });
+  }
   const run = await startOrAttach(client, settings.taskQueue, cfg);
   const link = workflowUiLink({ ...settings, uiUrl: ui }, run.workflowId);
   say(`${run.started ? 'started' : 'resuming'} run ${run.workflowId}`);
@@ -77,6 +89,6 @@ runMain(async () => {
   say(formatCurve(rewardCurve(runPaths(logPath).metrics)));
   say(`${result.stoppedEarly ? 'stopped' : 'finished'} after ${result.batchesCompleted}/${result.numBatches} batches; final checkpoint ${result.finalCheckpoint ?? '-'}`);
   say(`files: ${runPaths(logPath).metrics}, ${runPaths(logPath).checkpoints}`);
-  say(`to train again from scratch: remove ${logPath} and terminate or delete workflow ${run.workflowId}`);
+  say(`to train again from scratch: npm start -- --fresh${name === 'hello' ? '' : ` --example ${name}`}`);
   await shutdown(0);
 });
