@@ -3,6 +3,7 @@
 // enqueue→succeeded latency (the store's own start_time → end_time).
 // Usage: npx tsx test/bench/store-load.ts [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
 //        [--url http://…]  (use a TS store that is already running instead of starting one)
+//        [--rate R]  (enqueue R rollouts/s instead of all at once, to see latency below saturation)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { aglVenv, pythonEnv } from '../interop/store-python';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const { values } = parseArgs({
-  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' }, url: { type: 'string' } },
+  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' }, url: { type: 'string' }, rate: { type: 'string' } },
 });
 const N = Number(values.rollouts);
 const RUNNERS = Number(values.runners);
@@ -58,7 +59,11 @@ async function runLoad(name: string, url: string, storePid?: number): Promise<Re
   }, { storeUrl: url, client, pollIntervalMs: 100, log: (l) => process.stderr.write(`[${name}] ${l}\n`) });
   const started = Date.now();
   const ids: string[] = new Array(N);
-  await pool([...Array(N).keys()], 16, async (i) => { ids[i] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id; });
+  const rate = values.rate ? Number(values.rate) : 0;
+  await pool([...Array(N).keys()], 16, async (i) => {
+    if (rate > 0) await new Promise((r) => setTimeout(r, Math.max(0, started + (i * 1000) / rate - Date.now())));
+    ids[i] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id;
+  });
   const finished: Rollout[] = await client.waitForAllRollouts(ids, 1200, { pollSec: 10 });
   const seconds = (Date.now() - started) / 1000;
   const storeCpuSec = cpuSeconds(storePid) - cpuBefore;
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
     results.push(await runLoad('python agl store (memory)', `http://127.0.0.1:${port}`, py.pid));
     await py.stop();
   }
-  console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0)`);
+  console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0), enqueued ${values.rate ? `at ${values.rate}/s` : 'all at once'}`);
   console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated | store CPU s');
   for (const r of results) {
     console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicated).padStart(10)} | ${r.storeCpuSec.toFixed(1)}`);
