@@ -86,4 +86,6 @@ export class UserError extends Error {
   override readonly name = 'UserError';
 }
 
-export { createEngine } from './model';
+/** createEngine of ./model, loaded on first call so importing this file (e.g. for UserError) stays cheap and acyclic. */
+export const createEngine: typeof import('./model').createEngine = (opts) =>
+  (require('./model') as typeof import('./model')).createEngine(opts);

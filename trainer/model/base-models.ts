@@ -27,7 +27,7 @@ export interface Recipe {
 const TINY: ModelConfig = { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 64, nLayers: 2, nHeads: 4, dFF: 128, dCopy: 32 };
 
 export const RECIPES: Recipe[] = [
-  { name: 'local/tiny-hello', config: TINY, corpus: helloCorpus, corpusVersion: 1, steps: 300, batchSize: 16, learningRate: 5e-3, seed: 1 },
+  { name: 'local/tiny-hello', config: TINY, corpus: helloCorpus, corpusVersion: 2, steps: 300, batchSize: 16, learningRate: 5e-3, seed: 1 },
   { name: 'local/tiny-guess', config: { ...TINY, contextLength: 256 }, corpus: guessCorpus, corpusVersion: 1, steps: 300, batchSize: 8, learningRate: 5e-3, seed: 2 },
   // A very small model on the hello corpus that builds in about a second: for tests of the server and client.
   {

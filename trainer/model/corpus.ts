@@ -32,16 +32,20 @@ export function rolePrompt(user: string): string {
   return `User: ${user}\n\nAssistant:`;
 }
 
-/** Reply forms for the hello task, with weights; about 22% say exactly "I am N" / "I'm N". */
+/**
+ * Reply forms for the hello task, with weights; about 23% say exactly "I am N" / "I'm N". " I am M."
+ * (another number) is kept rare: after " I am " the base model should mostly copy, or RL spends its
+ * first batches unlearning random digits.
+ */
 const HELLO_FORMS: Array<[number, (n: number, rng: Rng) => string]> = [
   [15, (n) => ` I am ${n}.`],
   [7, (n) => ` I'm ${n}.`],
   [15, (n) => ` I am not ${n}.`],
   [10, (n) => ` I'm not ${n}.`],
-  [18, (n, rng) => ` I am ${otherNumber(rng, n)}.`],
-  [12, () => ' Hello there!'],
+  [6, (n, rng) => ` I am ${otherNumber(rng, n)}.`],
+  [16, () => ' Hello there!'],
   [11, () => " Sure, let's play."],
-  [12, () => ' OK.'],
+  [14, () => ' OK.'],
 ];
 
 function pickWeighted<T>(rng: Rng, items: Array<[number, T]>): T {
