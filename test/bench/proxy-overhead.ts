@@ -23,14 +23,14 @@ const MESSAGES = [
   { role: 'user', content: 'Hello! Please say hello back, in one short sentence, and mention the weather in Zürich.' },
 ];
 
+/** Latency in ms, or -1 for a non-200 answer (counted as an error). */
 function postOnce(agent: http.Agent, port: number, pathName: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const req = http.request({ host: '127.0.0.1', port, path: pathName, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
       res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
-        else resolve(Number(process.hrtime.bigint() - t0) / 1e6);
+        resolve(res.statusCode === 200 ? Number(process.hrtime.bigint() - t0) / 1e6 : -1);
       });
     });
     req.on('error', reject);
@@ -42,6 +42,7 @@ async function load(port: number, concurrency: number, pathFor: (i: number) => s
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const lat: number[] = [];
   let issued = 0;
+  let errors = 0;
   // Warm-up: open every connection first, so the rows measure calls, not TCP connection storms.
   await Promise.all(Array.from({ length: concurrency }, (_, i) => postOnce(agent, port, pathFor(i), body)));
   const t0 = Date.now();
@@ -50,15 +51,17 @@ async function load(port: number, concurrency: number, pathFor: (i: number) => s
     Array.from({ length: concurrency }, async () => {
       while (Date.now() < deadline && issued < MAX_REQUESTS) {
         const i = issued++;
-        lat.push(await postOnce(agent, port, pathFor(i), body));
+        const ms = await postOnce(agent, port, pathFor(i), body);
+        if (ms < 0) errors++;
+        else lat.push(ms);
       }
     }),
   );
   const wall = (Date.now() - t0) / 1000;
   agent.destroy();
   lat.sort((a, b) => a - b);
-  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
-  return { n: lat.length, rps: lat.length / wall, mean: lat.reduce((a, b) => a + b, 0) / lat.length, p50: q(0.5), p95: q(0.95), p99: q(0.99) };
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
+  return { n: lat.length, errors, rps: lat.length / wall, mean: lat.reduce((a, b) => a + b, 0) / lat.length, p50: q(0.5), p95: q(0.95), p99: q(0.99) };
 }
 
 async function main() {
@@ -84,7 +87,7 @@ async function main() {
             }
             const body = JSON.stringify({ model, messages: MESSAGES, max_tokens: 256 });
             const r = await load(port, c, pathFor, body);
-            const line = `${model.padEnd(28)} ${(scoped ? 'scoped+span' : 'plain').padEnd(12)} c=${String(c).padEnd(4)} n=${String(r.n).padEnd(6)} ${r.rps.toFixed(0).padStart(6)} req/s  mean ${r.mean.toFixed(2)} ms  p50 ${r.p50.toFixed(2)}  p95 ${r.p95.toFixed(2)}  p99 ${r.p99.toFixed(2)}`;
+            const line = `${model.padEnd(28)} ${(scoped ? 'scoped+span' : 'plain').padEnd(12)} c=${String(c).padEnd(4)} n=${String(r.n).padEnd(6)}${r.errors ? ` errors=${r.errors}` : ''} ${r.rps.toFixed(0).padStart(6)} req/s  mean ${r.mean.toFixed(2)} ms  p50 ${r.p50.toFixed(2)}  p95 ${r.p95.toFixed(2)}  p99 ${r.p99.toFixed(2)}`;
             rows.push(line);
             process.stdout.write(line + '\n');
           }
