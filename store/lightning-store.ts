@@ -41,7 +41,7 @@ export class LightningStore {
   private readonly name: string;
   private readonly listeners = new Set<FinishedListener>();
   private finishedInTx: string[] = [];
-  /** Incremented by every committed write transaction (the server fsyncs before acknowledging those). */
+  /** Incremented by every committed durable write transaction (the server fsyncs before acknowledging those). */
   writeCount = 0;
 
   constructor(private readonly db: Database.Database, options: LightningStoreOptions = {}) {
@@ -71,13 +71,16 @@ export class LightningStore {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs fn in a transaction, then tells listeners about rollouts that finished inside it. */
-  private tx<T>(fn: () => T): T {
+  /**
+   * Runs fn in a transaction, then tells listeners about rollouts that finished inside it. `durable(result)` false
+   * marks a telemetry-only write (an empty dequeue) that the server need not fsync before answering.
+   */
+  private tx<T>(fn: () => T, durable: (result: T) => boolean = () => true): T {
     this.finishedInTx = [];
     let result: T;
     try {
       result = this.runInTransaction(fn) as T;
-      this.writeCount++;
+      if (durable(result)) this.writeCount++;
     } catch (err) {
       this.finishedInTx = [];
       throw err;
@@ -252,7 +255,7 @@ export class LightningStore {
         else this.markWorkerIdleAfterEmptyDequeue(workerId);
       }
       return out;
-    });
+    }, (out) => out.length > 0);
   }
 
   private markWorkerIdleAfterEmptyDequeue(workerId: string): void {

@@ -2,6 +2,7 @@
 // default 4747, 0 = pick a free one), --data DIR (STORE_DATA, default .data/store; the database is DIR/store.sqlite),
 // --sync full|normal (STORE_SYNC). AGL_STORE_TOKEN, when set, is the bearer token every request must carry.
 import path from 'node:path';
+import { warnIfOpen } from '../common/access';
 import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import { startStoreServer } from './server';
 
@@ -22,6 +23,7 @@ runMain(async () => {
     token: process.env.AGL_STORE_TOKEN || undefined,
     sync,
   });
+  warnIfOpen('store', args.host, process.env.AGL_STORE_TOKEN || undefined, 'AGL_STORE_TOKEN');
   announceListening('store', args.host, server.port);
   const shutdown = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);

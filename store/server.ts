@@ -1,6 +1,7 @@
 // The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
 // the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { sameSecret } from '../common/access';
 import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
@@ -67,7 +68,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
 
   const authorized = (req: IncomingMessage, path: string): boolean => {
     if (!options.token || path === '/v1/agl/health') return true;
-    return req.headers.authorization === `Bearer ${options.token}`;
+    return sameSecret(req.headers.authorization, `Bearer ${options.token}`);
   };
 
   /** Answers once every known rollout among `ids` is finished, or when the timeout passes. */
