@@ -6,11 +6,12 @@
 // AGL_CHAOS_SEED replays another plan; AGL_CHAOS_RUNS / AGL_CHAOS_PER_KIND size it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { startStack, type Stack } from '../../dev/stack';
 import { validateRunConfig } from '../../config/load';
 import { startOrAttach } from '../../cli/run-commands';
@@ -20,7 +21,7 @@ import type { TrainingRunResult } from '../../workflows/run-types';
 import { armPoints, describeFault, FAULT_KINDS, injectAt, outcomeOf, planFaults, pointFired, type Fault, type FaultKind, type RunOutcome } from './harness';
 
 const SEED = Number(process.env.AGL_CHAOS_SEED ?? 20261202);
-const RUNS = Number(process.env.AGL_CHAOS_RUNS ?? 5);
+const RUNS = Number(process.env.AGL_CHAOS_RUNS ?? 4);
 const PER_KIND = Number(process.env.AGL_CHAOS_PER_KIND ?? 3);
 const NUM_BATCHES = 3;
 const SAVE_EVERY = 2;
@@ -36,6 +37,10 @@ const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) 
 
 before(async () => {
   const faultEnv = { AGL_FAULT_POINTS: FAULT_POINTS.join(','), AGL_FAULT_DIR: faultDir };
+  // Bundle the workflows once: a restarted worker then starts in a few seconds instead of ~15.
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts'), logger: undefined });
+  const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
   stack = await startStack({
     dataDir,
     ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
@@ -46,7 +51,7 @@ before(async () => {
     // hello with partial credit: rewards differ within groups even on the untrained tiny model, so steps move weights.
     agent: 'hello-dense',
     runners: 4,
-    workerEnv: faultEnv,
+    workerEnv: { ...faultEnv, AGL_WORKFLOW_BUNDLE: bundlePath },
     runnerEnv: faultEnv,
     log: (l) => log(`stack: ${l}`),
   });

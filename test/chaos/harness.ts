@@ -8,7 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { FaultPointName } from '../../common/fault-points';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import type { Stack } from '../../dev/stack';
-import { progressQuery } from '../../workflows/messages';
+import { BATCH, PHASE } from '../../workflows/search-attributes';
 import type { Phase } from '../../workflows/run-types';
 import type { trainingRun } from '../../workflows/training-run';
 
@@ -113,6 +113,10 @@ export function armPoints(faultDir: string, runName: string, faults: Fault[]): v
 
 export const pointFired = (faultDir: string, runName: string, point: FaultPointName) => existsSync(path.join(faultDir, runName, `${point}.fired`));
 
+/** The order of phases within one batch (publishing comes before evaluation and again before rollouts). */
+const PHASE_ORDER: Phase[] = ['evaluating', 'publishing policy', 'collecting rollouts', 'training', 'checkpointing', 'logging'];
+const phaseRank = (p: Phase) => PHASE_ORDER.indexOf(p);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Kills (or restarts) what `f` names. */
@@ -139,15 +143,17 @@ export async function inject(stack: Stack, f: Fault): Promise<void> {
 export async function injectAt(stack: Stack, handle: () => WorkflowHandle<typeof trainingRun>, f: Fault & { via: 'external' }, done: () => boolean): Promise<boolean> {
   while (!done()) {
     try {
-      const p = await handle().query(progressQuery);
-      if (p.phase === 'done' || p.phase === 'saving final checkpoint') {
-        // Past every batch: inject now rather than never (the final checkpoint is still a moment worth hitting).
-        if (p.phase === 'done') return false;
-        break;
-      }
-      if (p.batch > f.batch || (p.batch === f.batch && p.phase === f.phase)) break;
+      // describe(), not the progress query: the server answers it from the search attributes the workflow
+      // upserts, even while the worker is down (a query would wait for a worker).
+      const d = await handle().describe();
+      if (d.status.name !== 'RUNNING') return false;
+      const phase = (d.typedSearchAttributes.get(PHASE) ?? 'starting') as Phase;
+      const batch = d.typedSearchAttributes.get(BATCH) ?? 0; // batches completed = the batch in progress
+      if (phase === 'saving final checkpoint' || phase === 'done') break; // past every batch: inject now
+      // At the fault's batch and phase, or past it (a short phase can fall between two polls).
+      if (batch > f.batch || (batch === f.batch && phaseRank(phase) >= phaseRank(f.phase))) break;
     } catch {
-      /* Temporal restarting or the worker busy: ask again */
+      /* Temporal restarting: ask again */
     }
     await sleep(100);
   }
