@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startStack, type Stack } from '../../dev/stack';
-import { validateRunConfig } from '../../config/load';
+import { localRunConfig } from '../helpers/local-run';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { progressQuery } from '../../workflows/messages';
@@ -38,22 +38,12 @@ after(async () => {
 });
 
 test('a short hello run trains through every phase and leaves the cookbook files', { timeout: 600_000 }, async () => {
-  const logPath = path.join(dataDir, 'runs', 'e2e');
-  const cfg = validateRunConfig({
-    runName: 'e2e',
-    learningRate: 3e-3,
-    modelName: 'local/tiny-test',
-    rendererName: 'role_colon',
-    baseUrl: stack!.trainerUrl,
-    storeAddress: stack!.storeUrl,
-    llmProxyPort: stack!.proxyPort,
-    logPath,
-    maxTokens: 24,
+  const cfg = localRunConfig(stack!, dataDir, 'e2e', {
     evalEvery: 2,
     saveEvery: 2,
-    rolloutTimeoutSeconds: 120,
     datasetBuilder: { batchSize: 4, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'], valDataset: ['500', '501'] },
   });
+  const logPath = cfg.logPath;
   const run = await startOrAttach(client, taskQueue, cfg);
   const result = await run.handle.result();
   assert.equal(result.numBatches, 3);

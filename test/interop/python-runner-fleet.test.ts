@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import { startStack, type Stack } from '../../dev/stack';
-import { validateRunConfig } from '../../config/load';
+import { localRunConfig } from '../helpers/local-run';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { aglVenv, pythonEnv } from './store-python';
@@ -52,22 +52,13 @@ after(async () => {
 
 test('a run completes with Python runners only, and trains on the token ids their calls produced', { timeout: 600_000 }, async () => {
   const client = new Client({ connection: await Connection.connect({ address: stack!.temporal.address, connectTimeout: '60 seconds' }) });
-  const logPath = path.join(dataDir, 'runs', 'pyfleet');
-  const cfg = validateRunConfig({
-    runName: 'pyfleet',
-    learningRate: 3e-3,
-    modelName: 'local/tiny-test',
-    rendererName: 'role_colon',
-    baseUrl: stack!.trainerUrl,
-    storeAddress: stack!.storeUrl,
-    llmProxyPort: stack!.proxyPort,
-    logPath,
+  const cfg = localRunConfig(stack!, dataDir, 'pyfleet', {
     maxTokens: 16,
     evalEvery: 0,
     saveEvery: 0,
-    rolloutTimeoutSeconds: 120,
     datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: ['1', '2', '3', '4'], valDataset: ['9'] },
   });
+  const logPath = cfg.logPath;
   const run = await startOrAttach(client, taskQueue, cfg);
   const result = await run.handle.result();
   assert.equal(result.batchesCompleted, 2);
