@@ -18,3 +18,9 @@ export function sameSecret(presented: string | undefined, expected: string): boo
   const b = Buffer.from(expected, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** A service reachable from the network without a token: say so loudly (the store and trainer still start). */
+export function warnIfOpen(name: string, host: string, token: string | undefined, tokenEnv: string): void {
+  if (token || isLoopbackHost(host)) return;
+  process.stderr.write(`${name}: WARNING: listening on ${host} (not a loopback address) without ${tokenEnv}: anyone who can reach it has full access; set ${tokenEnv}\n`);
+}

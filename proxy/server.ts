@@ -62,7 +62,10 @@ function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => v
     res.destroy();
     return;
   }
-  send(res, e.status === 499 ? 400 : e.status, e.body(), e.headers);
+  // A refused body was not read to its end: the connection cannot carry another request, so close it (a kept-alive
+  // client would otherwise send its next request into the unread rest and wait forever).
+  const headers = e.status === 413 ? { ...e.headers, connection: 'close' } : e.headers;
+  send(res, e.status === 499 ? 400 : e.status, e.body(), headers);
 }
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {

@@ -113,7 +113,10 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       converted = convertRequest(isJson ? decodeJsonRequest(body) : decodeProtobufRequest(body));
     } catch (err) {
       if (err instanceof OtlpDecodeError) return replyError(400, err.message);
-      if (err instanceof StoreError) return replyError(err.status, err.message);
+      if (err instanceof StoreError) {
+        if (err.status === 413) res.setHeader('connection', 'close'); // the rest of the body is unread
+        return replyError(err.status, err.message);
+      }
       // Decoding and converting only read the client's payload: whatever fails there is a malformed request
       // (e.g. OTLP/JSON with null where a span or an attribute belongs), not a server error.
       return replyError(400, `Invalid OTLP payload: ${(err as Error)?.message ?? String(err)}`);
@@ -170,7 +173,12 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     handle(req, res).catch((err) => {
       if (res.headersSent) return res.destroy();
       // Drain what is left of an oversized body so the client reads our answer instead of a reset.
-      if (err instanceof StoreError && err.status === 413) req.resume();
+      // and close the connection after it: the rest of the body may stay unread, and a kept-alive client would
+      // otherwise send its next request into it and wait forever.
+      if (err instanceof StoreError && err.status === 413) {
+        req.resume();
+        res.setHeader('connection', 'close');
+      }
       sendError(res, err, log);
     });
   });

@@ -2,6 +2,7 @@
 // env TRAINER_HOST/_PORT/_DATA; AGL_TRAINER_TOKEN to require a token). Base models are built on first
 // use and cached under <data>/base-models; checkpoints live under <data>/runs. `--engine bigram` swaps in
 // the bigram stand-in (trainer/server/bigram-engine.ts) for fast protocol-only tests.
+import { warnIfOpen } from '../common/access';
 import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import type { Engine } from './engine';
 import { createBigramEngine } from './server/bigram-engine';
@@ -31,6 +32,7 @@ runMain(async () => {
     token: process.env.AGL_TRAINER_TOKEN || undefined,
     log: (line) => process.stderr.write(`[trainer] ${line}\n`),
   });
+  warnIfOpen('trainer', args.host, process.env.AGL_TRAINER_TOKEN || undefined, 'AGL_TRAINER_TOKEN');
   announceListening('trainer', args.host, server.port);
   const shutdown = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);

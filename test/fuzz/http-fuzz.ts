@@ -121,10 +121,12 @@ export interface FuzzFigures {
 }
 
 export const figures: FuzzFigures[] = [];
+/** One seed for every property of a run (FUZZ_SEED=<it> reruns it); printed by report(). */
+export const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
 /** Runs a property with a fixed number of runs; records runs and time. The seed is printed for reproduction. */
 export async function fuzz<T>(property: string, arb: fc.Arbitrary<T>, numRuns: number, check: (v: T) => Promise<void>): Promise<void> {
-  const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+  const seed = SEED;
   const t0 = performance.now();
   await fc.assert(fc.asyncProperty(arb, check), { numRuns, seed });
   figures.push({ property, runs: numRuns, ms: Math.round(performance.now() - t0) });
@@ -132,6 +134,6 @@ export async function fuzz<T>(property: string, arb: fc.Arbitrary<T>, numRuns: n
 
 export function report(suite: string): void {
   const total = figures.reduce((a, f) => ({ runs: a.runs + f.runs, ms: a.ms + f.ms }), { runs: 0, ms: 0 });
-  process.stdout.write(`# fuzz ${suite}: ${figures.length} properties, ${total.runs} runs in ${(total.ms / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`# fuzz ${suite}: ${figures.length} properties, ${total.runs} runs in ${(total.ms / 1000).toFixed(1)} s (FUZZ_SEED=${SEED})\n`);
   for (const f of figures) process.stdout.write(`#   ${f.property}: ${f.runs} runs, ${f.ms} ms\n`);
 }

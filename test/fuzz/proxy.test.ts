@@ -58,7 +58,7 @@ const nearValid = fc.tuple(fc.constantFrom('temperature', 'top_p', 'top_k', 'max
 }));
 
 before(async () => {
-  h = await startHarness({ withStore: true, adminToken: ADMIN, maxBodyBytes: 256 * 1024 });
+  h = await startHarness({ withStore: true, adminToken: ADMIN, maxBodyBytes: 256 * 1024, drainTimeoutMs: 5000 });
   base = h.proxy.url;
 });
 
@@ -124,10 +124,19 @@ test('proxy: hostile input never gets a 5xx, errors are OpenAI JSON, the policy 
     },
   );
 
-  // Oversized body: 413 in OpenAI format.
-  const big = await send(base, 'POST', '/v1/chat/completions', JSON_HEADERS, Buffer.alloc(300 * 1024, 0x20));
-  assert.equal(big.status, 413);
-  openAiError(big, 'oversized');
+  // Oversized bodies: 413 in OpenAI format, and the kept-alive connection is closed after it, so the client's next
+  // request is answered (it used to wait forever behind the unread rest of the body).
+  for (const chunked of [false, true, false, true]) {
+    const headers: Record<string, string> = { ...JSON_HEADERS, ...(chunked ? { 'transfer-encoding': 'chunked' } : {}) };
+    const big = await send(base, 'POST', '/v1/chat/completions', headers, Buffer.alloc(300 * 1024 + (chunked ? 70_000 : 0), 0x20));
+    assert.equal(big.status, 413);
+    openAiError(big, 'oversized');
+    assert.equal((await send(base, 'GET', '/health', {})).status, 200);
+  }
+
+  // No call is left holding a slot on the policy (a leaked slot would stall every later switch).
+  const state = jsonOf(await send(base, 'GET', '/admin/policy', { authorization: `Bearer ${ADMIN}` })) as { inFlight: number; policy: unknown };
+  assert.equal(state.inFlight, 0, `calls still in flight: ${JSON.stringify(state)}`);
 
   // Still serving; a random admin body that happened to be valid may have switched, so switch back and check.
   const restore = await send(base, 'POST', '/admin/policy', { ...JSON_HEADERS, authorization: `Bearer ${ADMIN}` }, JSON.stringify({ ...(policyBefore as object), switchId: 'restored' }));

@@ -134,3 +134,20 @@ test('the proxy refuses to start on a non-loopback address without an admin toke
   assert.match(url, /0\.0\.0\.0/);
   assert.equal((await get(`http://127.0.0.1:${port}/admin/policy`)).status, 401);
 });
+
+test('the store and the trainer warn when listening on a non-loopback address without a token', async () => {
+  for (const [name, file, extra] of [['store', 'store/main.ts', []], ['trainer', 'trainer/main.ts', ['--engine', 'bigram']]] as const) {
+    const p = await startProcess({
+      name: `${name}-open`,
+      command: process.execPath,
+      args: ['--import', 'tsx', path.join(ROOT, file), '--host', '0.0.0.0', '--port', '0', '--data', path.join(dataDir, `${name}-open`), ...extra],
+      cwd: ROOT,
+      env: clean({}),
+      readyLine: LISTENING,
+      readyTimeoutMs: 60_000,
+    });
+    procs.push(p);
+    assert.match(p.output(), new RegExp(`${name}: WARNING: listening on 0\\.0\\.0\\.0 .*without AGL_${name.toUpperCase()}_TOKEN`));
+    await p.stop();
+  }
+});

@@ -1,6 +1,7 @@
 // HTTP front of the local trainer: routes /api/v1/* to TinkerService, decodes JSON or protobuf bodies,
 // long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
 // it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
+import { sameSecret } from '../../common/access';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
@@ -83,9 +84,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function authorized(req: IncomingMessage, token: string): boolean {
-  const auth = req.headers.authorization;
-  if (auth && auth === `Bearer ${token}`) return true;
-  return req.headers['x-api-key'] === token;
+  if (sameSecret(req.headers.authorization, `Bearer ${token}`)) return true;
+  const key = req.headers['x-api-key'];
+  return typeof key === 'string' && sameSecret(key, token);
 }
 
 export function buildRoutes(service: TinkerService): Map<string, Handler> {
