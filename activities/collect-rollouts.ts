@@ -1,7 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { CollectedBatch, RunSettings } from '../workflows/run-types';
 import { loadDataset, trainBatchTasks } from './dataset-snapshot';
-import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
+import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
 
 /** The batch's groupSize rollouts per task through the store, grouped in task order. */
@@ -10,7 +10,7 @@ export async function collectRollouts(settings: RunSettings, batch: number, reso
   const G = settings.datasetBuilder.groupSize;
   const requests: RolloutRequest[] = tasks.flatMap(({ taskIndex, task }, group) =>
     Array.from({ length: G }, (_, member) => ({
-      key: `${settings.runName}/train/${batch}/${group}/${member}`,
+      key: `${runKey(settings)}/train/${batch}/${group}/${member}`,
       seedKey: `${settings.datasetBuilder.seed}/train/${batch}/${group}/${member}`,
       group,
       task,

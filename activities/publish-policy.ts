@@ -1,6 +1,7 @@
 import { fetchJson } from '../common/http';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { withHeartbeats } from './keep-alive';
+import { runKey } from './rollout-batch';
 import { proxyUrlFor, storeFor } from './services';
 
 /**
@@ -17,7 +18,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
     timeoutMs: 120_000, // the switch drains in-flight calls first
     headers: token ? { authorization: `Bearer ${token}` } : {},
     body: {
-      switchId: `${settings.runName}/${batch}/${purpose}/${policy.step}`,
+      switchId: `${runKey(settings)}/${batch}/${purpose}/${policy.step}`,
       modelName: settings.modelName,
       samplerPath: policy.samplerPath,
       baseModel: settings.modelName,
@@ -31,7 +32,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
       },
     },
   }));
-  const resourcesId = `${settings.runName}-b${batch}-${purpose}`;
+  const resourcesId = `${runKey(settings)}/b${batch}/${purpose}`;
   await storeFor(settings).updateResources(
     resourcesId,
     { main_llm: { resource_type: 'proxy_llm', endpoint: proxyUrl, model: settings.modelName, api_key: null, sampling_parameters: {} } },

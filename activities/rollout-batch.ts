@@ -31,6 +31,11 @@ interface Progress {
   done: number;
 }
 
+/** The prefix of this run's idempotency keys (see RunSettings.instanceId). */
+export function runKey(settings: RunSettings): string {
+  return settings.instanceId ? `${settings.runName}@${settings.instanceId}` : settings.runName;
+}
+
 /** A seed for everything random about one rollout, from what it is rather than when it ran (same on retries). */
 export function rolloutSeed(key: string): number {
   return createHash('sha256').update(key).digest().readUInt32BE(0) & 0x7fffffff;

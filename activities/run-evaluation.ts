@@ -2,7 +2,7 @@ import { Context, log } from '@temporalio/activity';
 import { computeTrajectoryMetrics, prefixMetrics } from '../rl';
 import type { Metrics, RunSettings } from '../workflows/run-types';
 import { loadDataset, valTasks } from './dataset-snapshot';
-import { runRolloutBatch, type RolloutRequest } from './rollout-batch';
+import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
 import { buildTrajectoryGroups } from './trajectories';
 
@@ -11,7 +11,7 @@ export async function runEvaluation(settings: RunSettings, batch: number, resour
   const tasks = valTasks(loadDataset(settings.logPath, datasetSha256));
   if (tasks.length === 0) return { 'test/skipped_empty_val': 1 };
   const requests: RolloutRequest[] = tasks.map(({ taskIndex, task }, group) => ({
-    key: `${settings.runName}/val/${batch}/${group}/0`,
+    key: `${runKey(settings)}/val/${batch}/${group}/0`,
       seedKey: `${settings.datasetBuilder.seed}/val/${batch}/${group}/0`,
     group,
     task,

@@ -5,6 +5,11 @@ import type { RunConfig, RunConfigInput } from '../config/run-config';
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
   runName: string;
+  /**
+   * Names this execution chain of the run (its first run id): the prefix of every idempotency key, so retries and
+   * continue-as-new find what the run made, while a fresh run of the same name never picks up an old run's rollouts.
+   */
+  instanceId?: string;
   datasetBuilder: Omit<RunConfig['datasetBuilder'], 'trainDataset' | 'valDataset'>;
 };
 

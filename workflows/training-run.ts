@@ -126,7 +126,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 
   // Validates the config (every problem at once) and snapshots the dataset; a bad config fails the run here.
   const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
-  const settings = prepared.settings;
+  const settings: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
   const { bookkeeping, trainer, rollouts } = activityStubs(settings.activityHeartbeatTimeoutSeconds);
   runName = settings.runName;
   numBatches = prepared.numBatches;
