@@ -1,12 +1,12 @@
 // RL on the hello task directly on the Engine (no server): sample → reward → group-centred
 // advantages → importance_sampling datums → forwardBackward → optimStep, and print the reward curve.
-//   npx tsx test/bench/trainer-rl-hello.ts [batches=12] [lr=1e-3] [dataDir=.data]
+//   npx tsx test/bench/trainer-rl-hello.ts [batches=12] [lr=2e-3] [dataDir=.data]
 import { createEngine } from '../../trainer/engine';
 import type { EngineDatum } from '../../trainer/engine';
 import { Rng } from '../../trainer/model/rng';
 
 const BATCHES = Number(process.argv[2] ?? 12);
-const LR = Number(process.argv[3] ?? 1e-3);
+const LR = Number(process.argv[3] ?? 2e-3);
 const DATA = process.argv[4] ?? '.data';
 const TASKS = 16;
 const GROUP = 4;

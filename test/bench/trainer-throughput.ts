@@ -18,20 +18,21 @@ async function main(): Promise<void> {
   const model = await engine.createModel(BASE, { loraRank: 8, seed: 0 });
   console.log(`base model ${BASE}: ready in ${((performance.now() - t) / 1000).toFixed(1)} s (dataDir ${DATA})`);
 
-  const prompt = [tok.encode('<|bos|>')[0], ...tok.encode("User: Let's play a game. Say you are 123.\n\nAssistant:")];
+  // RL-shaped: 16 prompts x 4 samples.
+  const prompts = Array.from({ length: 16 }, (_, i) => [tok.encode('<|bos|>')[0], ...tok.encode(`User: Let's play a game. Say you are ${100 + 37 * i}.\n\nAssistant:`)]);
   const w = model.snapshot();
   t = performance.now();
   let n = 0;
-  const seqs = [];
-  for (let i = 0; i < 8; i++) {
-    const s = w.sample(prompt, { maxTokens: 32, temperature: 1, topK: -1, topP: 1, stop: ['\n\nUser:'], seed: i }, 8);
-    seqs.push(...s);
+  const seqs: Array<{ prompt: number[]; tokens: number[]; logprobs: number[] }> = [];
+  for (const [i, prompt] of prompts.entries()) {
+    const s = w.sample(prompt, { maxTokens: 32, temperature: 1, topK: -1, topP: 1, stop: ['\n\nUser:'], seed: i }, 4);
+    seqs.push(...s.map((x) => ({ ...x, prompt })));
     n += s.reduce((a, x) => a + x.tokens.length, 0);
   }
   const st = (performance.now() - t) / 1000;
-  console.log(`sampling: ${n} tokens in ${st.toFixed(2)} s = ${(n / st).toFixed(0)} tokens/s (64 samples of a ${prompt.length}-token prompt, prompt included in the time)`);
+  console.log(`sampling: ${n} tokens in ${st.toFixed(2)} s = ${(n / st).toFixed(0)} tokens/s (16 prompts x 4 samples, prompt forward included)`);
 
-  const data: EngineDatum[] = seqs.map((s) => {
+  const data: EngineDatum[] = seqs.map(({ prompt, ...s }) => {
     const full = [...prompt, ...s.tokens];
     const ob = prompt.length - 1;
     return {
@@ -48,6 +49,10 @@ async function main(): Promise<void> {
   model.forwardBackward(data, 'importance_sampling', undefined, false);
   const ft = (performance.now() - t) / 1000;
   console.log(`forward+backward: ${tokens} tokens in ${ft.toFixed(2)} s = ${(tokens / ft).toFixed(0)} tokens/s (${data.length} datums)`);
+  t = performance.now();
+  for (const d of data) model.forwardBackward([d], 'importance_sampling', undefined, false);
+  const up = (performance.now() - t) / 1000;
+  console.log(`forward+backward without prefix packing (one datum per call): ${(tokens / up).toFixed(0)} tokens/s`);
   t = performance.now();
   model.forwardBackward(data, 'importance_sampling', undefined, true);
   const fo = (performance.now() - t) / 1000;
