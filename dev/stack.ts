@@ -119,14 +119,21 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stopAll();
     throw err;
   }
+  let restarting: Promise<void> = Promise.resolve();
   const stack: Stack = {
     temporal,
-    async restartTemporal() {
-      if (!temporal.process || !temporalOpts.dbFile) throw new Error('restartTemporal needs a dev server this stack started with persistTemporal');
-      temporal.process.kill9();
-      await temporal.process.exited;
-      temporal = await (await import('./temporal-server')).startDevServer(temporalOpts);
-      stack.temporal = temporal;
+    restartTemporal() {
+      // One restart at a time: two at once would both start a server on the same port.
+      restarting = restarting.then(async () => {
+        if (!temporal.process || !temporalOpts.dbFile) throw new Error('restartTemporal needs a dev server this stack started with persistTemporal');
+        temporal.process.kill9();
+        await temporal.process.exited;
+        temporal = await (await import('./temporal-server')).startDevServer(temporalOpts);
+        stack.temporal = temporal;
+      });
+      const mine = restarting;
+      restarting = restarting.catch(() => undefined);
+      return mine;
     },
     storeUrl,
     trainerUrl,

@@ -13,25 +13,49 @@ function classify(err: unknown): unknown {
 }
 
 export class TinkerSampler implements Sampler {
-  constructor(private readonly client: SamplingClient) {}
+  /** Recreates the sampling session (the factory passes one), for when the trainer no longer knows ours. */
+  private reopening: Promise<SamplingClient> | null = null;
+  constructor(
+    private client: SamplingClient,
+    private readonly reopen?: () => Promise<SamplingClient>,
+  ) {}
 
   async sample(prompt: number[], p: SampleParams): Promise<SampledSequence[]> {
     try {
-      const res = await this.client.sample(
-        prompt,
-        p.numSamples,
-        { maxTokens: p.maxTokens, temperature: p.temperature, topK: p.topK, topP: p.topP, stop: p.stop, seed: p.seed },
-        { signal: p.signal },
-      );
-      return res.sequences.map((s) => {
-        if (!s.logprobs || s.logprobs.length !== s.tokens.length) {
-          throw new SamplerError(`the sampler returned ${s.logprobs?.length ?? 'no'} logprobs for ${s.tokens.length} tokens`, false);
-        }
-        return { tokens: s.tokens, logprobs: s.logprobs, stopReason: s.stopReason };
-      });
+      return await this.sampleOnce(prompt, p);
     } catch (err) {
-      throw classify(err);
+      // A trainer that restarted (or expired the session) answers 404 for our sampling session: open it again
+      // from the sampler path and sample once more, instead of failing every call until the next policy switch.
+      if (!(this.reopen && err instanceof TinkerApiError && err.status === 404 && /sampling_session/.test(err.body))) throw classify(err);
+      const stale = this.client;
+      this.reopening ??= this.reopen().finally(() => (this.reopening = null));
+      try {
+        const fresh = await this.reopening;
+        if (this.client === stale) this.client = fresh;
+      } catch (e) {
+        throw classify(e);
+      }
+      try {
+        return await this.sampleOnce(prompt, p);
+      } catch (e) {
+        throw classify(e);
+      }
     }
+  }
+
+  private async sampleOnce(prompt: number[], p: SampleParams): Promise<SampledSequence[]> {
+    const res = await this.client.sample(
+      prompt,
+      p.numSamples,
+      { maxTokens: p.maxTokens, temperature: p.temperature, topK: p.topK, topP: p.topP, stop: p.stop, seed: p.seed },
+      { signal: p.signal },
+    );
+    return res.sequences.map((s) => {
+      if (!s.logprobs || s.logprobs.length !== s.tokens.length) {
+        throw new SamplerError(`the sampler returned ${s.logprobs?.length ?? 'no'} logprobs for ${s.tokens.length} tokens`, false);
+      }
+      return { tokens: s.tokens, logprobs: s.logprobs, stopReason: s.stopReason };
+    });
   }
 }
 
@@ -43,11 +67,9 @@ export class TinkerSamplerFactory implements SamplerFactory {
 
   async create(target: SamplerTarget): Promise<Sampler> {
     try {
-      const client = await this.service.createSamplingClient(
-        target.samplerPath ? { modelPath: target.samplerPath } : { baseModel: target.baseModel! },
-        { timeoutMs: 120_000 },
-      );
-      return new TinkerSampler(client);
+      const open = () =>
+        this.service.createSamplingClient(target.samplerPath ? { modelPath: target.samplerPath } : { baseModel: target.baseModel! }, { timeoutMs: 120_000 });
+      return new TinkerSampler(await open(), open);
     } catch (err) {
       const e = classify(err);
       throw e instanceof SamplerError ? e : new SamplerError(`could not create a sampling session: ${(err as Error).message}`, true);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startStack, type Stack } from '../../dev/stack';
+import { StoreClient } from '../../store/client';
 import { validateRunConfig } from '../../config/load';
 import { startOrAttach } from '../../cli/run-commands';
 import { FAULT_POINTS } from '../../common/fault-points';
@@ -167,10 +168,12 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
   }
 
   const total = [...byKind.values()].reduce((a, b) => a + b, 0);
+  const stats = await new StoreClient(stack!.storeUrl).statistics({ timeoutMs: 10_000 });
   const report = [
     `chaos report (seed ${SEED}): ${total} faults injected`,
     ...[...byKind.entries()].map(([k, n]) => `  ${k}: ${n}`),
     `  runs: 1 fault-free + ${plans.length} faulty; identical/total: ${identical}/${plans.length}`,
+    `  rollouts: ${stats.total_rollouts}, attempts: ${stats.total_attempts} (dead or failed attempts retried with the same seed)`,
     `  restarts seen by the supervisor: ${Object.entries(stack!.services).map(([k, s]) => `${k} ${s.restarts}`).join(', ')}`,
     `  suite time: ${((Date.now() - t0) / 1000).toFixed(0)} s`,
   ];
@@ -178,4 +181,5 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
   assert.deepEqual(mismatches, [], 'every faulty run is bit-identical to the fault-free one');
   assert.ok(total >= 20, `at least 20 faults injected (got ${total})`);
   for (const [k, n] of byKind) assert.ok(n >= 1, `at least one "${k}" fault injected`);
+  assert.ok(stats.total_attempts > stats.total_rollouts, 'killed runners left attempts that the store retried');
 });
