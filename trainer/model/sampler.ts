@@ -37,7 +37,8 @@ export function resolveParams(p: Partial<SampleParams>, numSamples: number): Res
   if (!Number.isFinite(topP) || topP <= 0 || topP > 1) throw new UserError(`top_p must be in (0, 1], got ${p.topP}`);
   const stopIds = new Set<number>();
   const stopSeqs: number[][] = [];
-  const stop = p.stop ?? [];
+  const raw = p.stop as unknown;
+  const stop = raw === null || raw === undefined ? [] : typeof raw === 'string' ? [raw] : raw;
   if (!Array.isArray(stop)) throw new UserError('stop must be a list of strings or of token ids');
   for (const s of stop as Array<string | number>) {
     if (typeof s === 'number') {
