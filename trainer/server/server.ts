@@ -157,6 +157,15 @@ function encodePayload(p: FuturePayload, wantProto: boolean, res: ServerResponse
   }
 }
 
+/** decodeURIComponent answering 400 for malformed percent-encoding (a URIError used to be a 500). */
+function decodeSegment(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    throw new RequestError(`malformed percent-encoding in the path: ${JSON.stringify(seg.slice(0, 100))}`, 400);
+  }
+}
+
 function match(routes: Map<string, Handler>, method: string, path: string): [Handler, string[]] | undefined {
   const exact = routes.get(`${method} ${path}`);
   if (exact) return [exact, []];
@@ -169,12 +178,12 @@ function match(routes: Map<string, Handler>, method: string, path: string): [Han
     let ok = true;
     for (let i = 0; i < pat.length; i++) {
       if (pat[i] === '**') {
-        params.push(segs.slice(i).map(decodeURIComponent).join('/'));
+        params.push(segs.slice(i).map(decodeSegment).join('/'));
         ok = segs.length > i;
         break;
       }
       if (i >= segs.length) ok = false;
-      else if (pat[i] === '*') params.push(decodeURIComponent(segs[i]));
+      else if (pat[i] === '*') params.push(decodeSegment(segs[i]));
       else if (pat[i] !== segs[i]) ok = false;
       if (!ok) break;
       if (i === pat.length - 1 && segs.length !== pat.length) ok = false;
@@ -192,7 +201,14 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
 
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://local');
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://local');
+      } catch {
+        // e.g. `GET //`: used to throw outside the try below and take the whole trainer down.
+        send(res, 400, { error: `malformed request target ${JSON.stringify(String(req.url).slice(0, 100))}`, category: 'user' });
+        return;
+      }
       const prefix = '/api/v1';
       try {
         if (!url.pathname.startsWith(prefix)) throw new RequestError(`no such endpoint ${url.pathname}`, 404);
@@ -206,6 +222,10 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
         const result = await found[0](req, body, found[1], res);
         if (!res.headersSent) send(res, res.statusCode === 410 ? 410 : 200, result ?? {});
       } catch (err) {
+        if (res.headersSent) {
+          res.destroy(); // a streamed or long-poll answer failed half-way: nothing else can be said on it
+          return;
+        }
         if (err instanceof RequestError) send(res, err.status, { error: err.message, category: 'user' });
         else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: (err as Error).message, category: 'user' });
         else {
@@ -213,7 +233,11 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
           send(res, 500, { error: (err as Error)?.message ?? String(err), category: 'server' });
         }
       }
-    })();
+    })().catch((err: unknown) => {
+      // Last resort: an error while answering must never become an unhandled rejection (which ends the process).
+      log(`error while answering ${req.method} ${req.url}: ${(err as Error)?.message ?? String(err)}`);
+      res.destroy();
+    });
   });
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // long polls hold requests open
