@@ -17,8 +17,11 @@ export interface StartedRun {
   started: boolean;
 }
 
-/** Starts the run, or attaches to the one already running under the same name. */
-export async function startOrAttach(client: Client, taskQueue: string, cfg: RunConfig): Promise<StartedRun> {
+/**
+ * Starts the run, or attaches to the one already running under the same name. With `fresh`, a new execution
+ * replaces whatever ran under that id before (a running one is terminated).
+ */
+export async function startOrAttach(client: Client, taskQueue: string, cfg: RunConfig, opts: { fresh?: boolean } = {}): Promise<StartedRun> {
   const workflowId = workflowIdFor(runNameOf(cfg));
   try {
     const handle = await client.workflow.start<typeof trainingRun>('trainingRun', {
@@ -26,10 +29,10 @@ export async function startOrAttach(client: Client, taskQueue: string, cfg: RunC
       workflowId,
       args: [{ config: cfg }],
       staticSummary: `RL training run ${runNameOf(cfg)}: ${cfg.modelName}, lr ${cfg.learningRate}, ${cfg.lossFn}`,
-      workflowIdConflictPolicy: 'FAIL',
+      workflowIdConflictPolicy: opts.fresh ? 'TERMINATE_EXISTING' : 'FAIL',
       // A finished run is shown, not redone; a failed or terminated one can start again and fast-forwards
       // through what it had already committed.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      workflowIdReusePolicy: opts.fresh ? 'ALLOW_DUPLICATE' : 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
     return { handle, workflowId, started: true };
   } catch (err) {
@@ -87,24 +90,3 @@ export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: Nod
   return result;
 }
 
-/** Terminates the run if it is going and deletes it from Temporal, so the same workflow id starts afresh. */
-export async function forgetRun(client: Client, workflowId: string, namespace: string): Promise<void> {
-  const handle = client.workflow.getHandle(workflowId);
-  try {
-    const d = await handle.describe();
-    if (d.status.name === 'RUNNING') await handle.terminate('forgotten with --fresh');
-  } catch (err) {
-    if ((err as Error).name === 'WorkflowNotFoundError') return;
-    throw err;
-  }
-  await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId } });
-  // Deletion is asynchronous; wait until the id is free.
-  for (let i = 0; i < 50; i++) {
-    try {
-      await handle.describe();
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { runMain, UsageError } from '../common/service-args';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { validateRunConfig } from '../config/load';
-import { forgetRun, startOrAttach, watch, workflowIdFor } from '../cli/run-commands';
+import { startOrAttach, watch, workflowIdFor } from '../cli/run-commands';
 import { runNameOf } from '../config/run-config';
 import { rmSync } from 'node:fs';
 import { runPaths } from '../activities/run-files';
@@ -67,11 +67,10 @@ runMain(async () => {
   const connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
   const client = new Client({ connection, namespace: settings.namespace });
   if (v.fresh) {
-    say(`--fresh: forgetting run ${workflowIdFor(runNameOf(cfg))} and ${logPath}`);
-    await forgetRun(client, workflowIdFor(runNameOf(cfg)), settings.namespace);
+    say(`--fresh: replacing run ${workflowIdFor(runNameOf(cfg))} and removing ${logPath}`);
     rmSync(logPath, { recursive: true, force: true });
   }
-  const run = await startOrAttach(client, settings.taskQueue, cfg);
+  const run = await startOrAttach(client, settings.taskQueue, cfg, { fresh: v.fresh });
   const link = workflowUiLink({ ...settings, uiUrl: ui }, run.workflowId);
   say(`${run.started ? 'started' : 'resuming'} run ${run.workflowId}`);
   say(`Temporal UI: ${link}`);
