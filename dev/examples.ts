@@ -31,6 +31,9 @@ export const EXAMPLES: Record<string, ExampleRun> = {
       evalEvery: 5,
       saveEvery: 5,
       rolloutTimeoutSeconds: 120,
+      // A runner killed mid-rollout: its attempt goes silent, is declared unresponsive and retried elsewhere.
+      rolloutUnresponsiveSeconds: 30,
+      rolloutMaxAttempts: 3,
       datasetBuilder: { batchSize: 16, groupSize: 4, seed: 42, trainDataset: range(0, 320), valDataset: range(500, 524) },
     }),
   },
@@ -54,6 +57,9 @@ export const EXAMPLES: Record<string, ExampleRun> = {
       evalEvery: 5,
       saveEvery: 5,
       rolloutTimeoutSeconds: 120,
+      // A runner killed mid-rollout: its attempt goes silent, is declared unresponsive and retried elsewhere.
+      rolloutUnresponsiveSeconds: 30,
+      rolloutMaxAttempts: 3,
       datasetBuilder: {
         batchSize: 16,
         groupSize: 4,
