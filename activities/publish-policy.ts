@@ -32,7 +32,8 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
       },
     },
   }));
-  const resourcesId = `${runKey(settings)}/b${batch}/${purpose}`;
+  // Goes into URL paths (GET /resources/{id}) that Python clients do not escape: letters, digits and '-' only.
+  const resourcesId = `${runKey(settings)}-b${batch}-${purpose}`.replace(/[^A-Za-z0-9._-]/g, '-');
   await storeFor(settings).updateResources(
     resourcesId,
     { main_llm: { resource_type: 'proxy_llm', endpoint: proxyUrl, model: settings.modelName, api_key: null, sampling_parameters: {} } },

@@ -1,14 +1,45 @@
 // The example runs `npm start` trains on the local trainer. Each is an ordinary run config.
 import type { RunConfigInput } from '../config/run-config';
 
+export interface ExampleUrls {
+  storeUrl: string;
+  trainerUrl: string;
+  proxyPort: number;
+  logPath: string;
+}
+
 export interface ExampleRun {
   agent: 'hello' | 'guess';
   model: string;
   renderer: string;
-  config(urls: { storeUrl: string; trainerUrl: string; proxyPort: number; logPath: string }): RunConfigInput;
+  config(urls: ExampleUrls): RunConfigInput;
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => String(from + i));
+
+/** What both examples share: the local services, 16 tasks x 4 rollouts per batch, evals and checkpoints every 5. */
+function localExample(u: ExampleUrls, runName: string, modelName: string, maxTokens: number, datasetBuilder: RunConfigInput['datasetBuilder']): RunConfigInput {
+  return {
+    runName,
+    learningRate: 3e-3,
+    modelName,
+    rendererName: 'role_colon',
+    baseUrl: u.trainerUrl,
+    storeAddress: u.storeUrl,
+    llmProxyPort: u.proxyPort,
+    logPath: u.logPath,
+    maxTokens,
+    loraRank: 8,
+    concurrency: 64,
+    evalEvery: 5,
+    saveEvery: 5,
+    rolloutTimeoutSeconds: 120,
+    // A runner killed mid-rollout: its attempt goes silent, is declared unresponsive and retried elsewhere.
+    rolloutUnresponsiveSeconds: 30,
+    rolloutMaxAttempts: 3,
+    datasetBuilder,
+  };
+}
 
 export const EXAMPLES: Record<string, ExampleRun> = {
   // The seed's hello task on a tiny local model that knows the answer's format but not which answer pays.
@@ -16,57 +47,21 @@ export const EXAMPLES: Record<string, ExampleRun> = {
     agent: 'hello',
     model: 'local/tiny-hello',
     renderer: 'role_colon',
-    config: (u) => ({
-      runName: 'hello',
-      learningRate: 3e-3,
-      modelName: 'local/tiny-hello',
-      rendererName: 'role_colon',
-      baseUrl: u.trainerUrl,
-      storeAddress: u.storeUrl,
-      llmProxyPort: u.proxyPort,
-      logPath: u.logPath,
-      maxTokens: 24,
-      loraRank: 8,
-      concurrency: 64,
-      evalEvery: 5,
-      saveEvery: 5,
-      rolloutTimeoutSeconds: 120,
-      // A runner killed mid-rollout: its attempt goes silent, is declared unresponsive and retried elsewhere.
-      rolloutUnresponsiveSeconds: 30,
-      rolloutMaxAttempts: 3,
-      datasetBuilder: { batchSize: 16, groupSize: 4, seed: 42, trainDataset: range(0, 320), valDataset: range(500, 524) },
-    }),
+    config: (u) =>
+      localExample(u, 'hello', 'local/tiny-hello', 24, { batchSize: 16, groupSize: 4, seed: 42, trainDataset: range(0, 320), valDataset: range(500, 524) }),
   },
   // Multi-turn: guess a number from 1 to 10 with higher/lower feedback.
   guess: {
     agent: 'guess',
     model: 'local/tiny-guess',
     renderer: 'role_colon',
-    config: (u) => ({
-      runName: 'guess',
-      learningRate: 3e-3,
-      modelName: 'local/tiny-guess',
-      rendererName: 'role_colon',
-      baseUrl: u.trainerUrl,
-      storeAddress: u.storeUrl,
-      llmProxyPort: u.proxyPort,
-      logPath: u.logPath,
-      maxTokens: 12,
-      loraRank: 8,
-      concurrency: 64,
-      evalEvery: 5,
-      saveEvery: 5,
-      rolloutTimeoutSeconds: 120,
-      // A runner killed mid-rollout: its attempt goes silent, is declared unresponsive and retried elsewhere.
-      rolloutUnresponsiveSeconds: 30,
-      rolloutMaxAttempts: 3,
-      datasetBuilder: {
+    config: (u) =>
+      localExample(u, 'guess', 'local/tiny-guess', 12, {
         batchSize: 16,
         groupSize: 4,
         seed: 42,
         trainDataset: Array.from({ length: 320 }, (_, i) => ({ secret: (i % 10) + 1 })),
         valDataset: Array.from({ length: 10 }, (_, i) => ({ secret: i + 1 })),
-      },
-    }),
+      }),
   },
 };

@@ -2,34 +2,20 @@
 // separate processes, a short hello run through the trainingRun workflow, and what it leaves on disk.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { startStack, type Stack } from '../../dev/stack';
-import { localRunConfig } from '../helpers/local-run';
+import type { Stack } from '../../dev/stack';
+import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { progressQuery } from '../../workflows/messages';
 
 let stack: Stack | undefined;
 let client: Client;
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-e2e-'));
-const taskQueue = `e2e-${randomUUID()}`;
+let dataDir = '';
+let taskQueue = '';
 
 before(async () => {
-  stack = await startStack({
-    dataDir,
-    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
-    taskQueue,
-    // The tiny test model builds in about a second; this test is about the plumbing, not about learning.
-    initialModel: 'local/tiny-test',
-    renderer: 'role_colon',
-    agent: 'hello',
-    runners: 4,
-    log: () => {},
-  });
+  ({ stack, dataDir, taskQueue } = await startTestStack('e2e'));
   client = new Client({ connection: await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' }) });
 });
 

@@ -2,35 +2,23 @@
 // TypeScript runners in a real run: the workflow, store, proxy and trainer are ours; the agents are theirs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startProcess, type ManagedProcess } from '../../common/processes';
-import { startStack, type Stack } from '../../dev/stack';
-import { localRunConfig } from '../helpers/local-run';
+import type { Stack } from '../../dev/stack';
+import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { aglVenv, pythonEnv } from './store-python';
 
 let stack: Stack | undefined;
 const fleet: ManagedProcess[] = [];
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-pyfleet-'));
-const taskQueue = `pyfleet-${randomUUID()}`;
+let dataDir = '';
+let taskQueue = '';
 
 before(async () => {
   const venv = await aglVenv();
-  stack = await startStack({
-    dataDir,
-    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
-    taskQueue,
-    initialModel: 'local/tiny-test',
-    renderer: 'role_colon',
-    agent: 'hello',
-    runners: 0,
-    log: () => {},
-  });
+  ({ stack, dataDir, taskQueue } = await startTestStack('pyfleet', { runners: 0 }));
   for (let i = 0; i < 2; i++) {
     fleet.push(
       await startProcess({
@@ -61,11 +49,12 @@ test('a run completes with Python runners only, and trains on the token ids thei
   const logPath = cfg.logPath;
   const run = await startOrAttach(client, taskQueue, cfg);
   const result = await run.handle.result();
+  const runnerOutput = () => fleet.map((p) => p.output().slice(-3000)).join('\n---\n');
   assert.equal(result.batchesCompleted, 2);
   const metrics = readJsonl(runPaths(logPath).metrics);
   assert.equal(metrics.length, 2);
   for (const m of metrics) {
-    assert.equal(m['env/all/by_group/frac_status_succeeded'], 1, 'the Python runners finished every rollout');
+    assert.equal(m['env/all/by_group/frac_status_succeeded'], 1, `the Python runners finished every rollout; their output:\n${runnerOutput()}`);
     assert.ok((m['env/all/total_ac_tokens'] as number) > 0, 'the Python agents’ calls yielded trainable tokens');
     assert.equal(m['train/skipped_empty_batch'], 0);
   }
