@@ -1,6 +1,6 @@
 import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { withHeartbeats } from './keep-alive';
-import { markAt } from './policy-client';
+import { exclusivelyFor, markAt } from './policy-client';
 import { tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
 
@@ -12,6 +12,10 @@ const INITIAL = 'initial';
  * sampler. Idempotent: a retry returns what the first attempt saved.
  */
 export async function initPolicy(settings: RunSettings, startStep: number): Promise<PolicyState> {
+  return withHeartbeats('creating the policy', exclusivelyFor(settings.runName, () => initPolicyAlone(settings, startStep)));
+}
+
+async function initPolicyAlone(settings: RunSettings, startStep: number): Promise<PolicyState> {
   const existing = readStepRecord(settings.logPath, startStep, INITIAL);
   if (existing) return existing.state;
   const service = tinkerFor(settings);

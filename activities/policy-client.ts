@@ -37,3 +37,22 @@ export function markAt(runName: string, client: TrainingClient, statePath: strin
 export function forgetPolicyClients(): void {
   held.clear();
 }
+
+const locks = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `fn` alone among this process's activities of the same run. Temporal can start a second attempt of an
+ * activity while the first is still running here (the server timed it out while it was unreachable, say); two
+ * train steps on the one held model would mix their gradients. The second waits, then finds the first one's
+ * commit record, or a model marked dirty.
+ */
+export async function exclusivelyFor<T>(runName: string, fn: () => Promise<T>): Promise<T> {
+  const before = locks.get(runName) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(fn);
+  locks.set(runName, mine);
+  try {
+    return await mine;
+  } finally {
+    if (locks.get(runName) === mine) locks.delete(runName);
+  }
+}

@@ -11,7 +11,7 @@ import {
   type Datum,
 } from '../rl';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
-import { markAt, markDirty, trainingClientAt } from './policy-client';
+import { exclusivelyFor, markAt, markDirty, trainingClientAt } from './policy-client';
 import { storeFor, tinkerFor } from './services';
 import { readStepRecord, writeStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
@@ -34,6 +34,11 @@ function toWire(d: Datum): { modelInput: number[]; lossFnInputs: Record<string, 
  * or, finding none, starts over from the parent state, so a half-applied step is never built upon.
  */
 export async function trainStep(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
+  // Heartbeats also while waiting for an earlier attempt still running in this process.
+  return withHeartbeats('train step', exclusivelyFor(settings.runName, () => trainStepAlone(settings, batch, collected, policy)));
+}
+
+async function trainStepAlone(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
   const step = policy.step + 1;
   const committed = readStepRecord(settings.logPath, step, policy.statePath);
   if (committed) return committed;
