@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Stack } from '../../dev/stack';
+import { localRunInput } from '../helpers/local-run';
 import { prepareRun } from '../../activities/prepare-run';
 import { initPolicy } from '../../activities/init-policy';
 import { publishPolicy } from '../../activities/publish-policy';
@@ -59,14 +60,8 @@ async function once<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...a
 test('bad agents become failed rollouts and metrics; a batch with nothing usable is skipped', { timeout: 240_000 }, async () => {
   const logPath = `${dataDir}/runs/bad`;
   const raw = {
-    runName: 'bad',
-    learningRate: 3e-3,
-    modelName: 'local/tiny-test',
-    rendererName: 'role_colon',
-    baseUrl: stack.trainerUrl,
-    storeAddress: stack.storeUrl,
-    llmProxyPort: stack.proxyPort,
-    logPath,
+    // datasetBuilder below replaces this placeholder
+    ...localRunInput(stack, dataDir, 'bad', { logPath, datasetBuilder: { batchSize: 1 } }),
     maxTokens: 16,
     rolloutTimeoutSeconds: 4,
     rolloutMaxAttempts: 1,

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Stack } from '../../dev/stack';
+import { localRunInput } from '../helpers/local-run';
 import { prepareRun } from '../../activities/prepare-run';
 import { initPolicy } from '../../activities/init-policy';
 import { publishPolicy } from '../../activities/publish-policy';
@@ -62,19 +63,7 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 
 test('each activity run twice gives the same outcome and creates nothing twice', { timeout: 300_000 }, async () => {
   const logPath = `${dataDir}/runs/idem`;
-  const raw: RunConfigInput = {
-    runName: 'idem',
-    learningRate: 3e-3,
-    modelName: 'local/tiny-test',
-    rendererName: 'role_colon',
-    baseUrl: stack.trainerUrl,
-    storeAddress: stack.storeUrl,
-    llmProxyPort: stack.proxyPort,
-    logPath,
-    maxTokens: 24,
-    rolloutTimeoutSeconds: 120,
-    datasetBuilder: { batchSize: 3, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6'], valDataset: ['500', '501'] },
-  } as RunConfigInput;
+  const raw: RunConfigInput = localRunInput(stack, dataDir, 'idem', { logPath, datasetBuilder: { batchSize: 3, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6'], valDataset: ['500', '501'] } });
   const paths = runPaths(logPath);
   const store = storeClient(stack.storeUrl);
 

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Stack } from '../../dev/stack';
-import { validateRunConfig } from '../../config/load';
+import { localRunConfig } from '../helpers/local-run';
 import { startOrAttach } from '../../cli/run-commands';
 import { makeSecrets, startSecureStack } from '../helpers/secure-stack';
 
@@ -53,21 +53,7 @@ function files(dir: string): string[] {
 }
 
 test('a real run leaves no secret in its history, its logs or its files', { timeout: 300_000 }, async () => {
-  const cfg = validateRunConfig({
-    runName: 'secrets',
-    learningRate: 3e-3,
-    modelName: 'local/tiny-test',
-    rendererName: 'role_colon',
-    baseUrl: stack.trainerUrl,
-    storeAddress: stack.storeUrl,
-    llmProxyPort: stack.proxyPort,
-    logPath: path.join(dataDir, 'runs', 'secrets'),
-    maxTokens: 16,
-    evalEvery: 1,
-    saveEvery: 1,
-    rolloutTimeoutSeconds: 120,
-    datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: ['1', '2', '3', '4'], valDataset: ['500'] },
-  });
+  const cfg = localRunConfig(stack, dataDir, 'secrets', { maxTokens: 16, evalEvery: 1, saveEvery: 1, datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: ['1', '2', '3', '4'], valDataset: ['500'] } });
   const run = await startOrAttach(client, taskQueue, cfg);
   const result = await run.handle.result();
   assert.equal(result.batchesCompleted, 2, 'the run trained (so every activity ran with the secrets in its environment)');
