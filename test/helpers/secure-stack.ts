@@ -2,11 +2,9 @@
 // access token set: AGL_STORE_TOKEN, AGL_PROXY_ADMIN_TOKEN, AGL_TRAINER_TOKEN (= TINKER_API_KEY, the key the
 // Tinker client sends). The tokens go into this process's environment too, so activities called in-process
 // authenticate exactly as the worker does; a client that forgot its token fails with 401.
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { startStack, type Stack } from '../../dev/stack';
+import { randomBytes } from 'node:crypto';
+import type { Stack } from '../../dev/stack';
+import { startTestStack } from './local-run';
 
 export interface Secrets {
   tinkerApiKey: string;
@@ -29,17 +27,5 @@ export function exportSecrets(s: Secrets): void {
 
 export async function startSecureStack(prefix: string, secrets: Secrets, opts: { runners?: number; agent?: string } = {}): Promise<{ stack: Stack; dataDir: string; taskQueue: string }> {
   exportSecrets(secrets);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `agl-${prefix}-`));
-  const taskQueue = `${prefix}-${randomUUID()}`;
-  const stack = await startStack({
-    dataDir,
-    ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
-    taskQueue,
-    initialModel: 'local/tiny-test',
-    renderer: 'role_colon',
-    agent: opts.agent ?? 'hello',
-    runners: opts.runners ?? 4,
-    log: () => {},
-  });
-  return { stack, dataDir, taskQueue };
+  return startTestStack(prefix, opts);
 }

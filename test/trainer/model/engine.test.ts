@@ -8,35 +8,11 @@ import * as path from 'node:path';
 import { createEngine, UserError } from '../../../trainer/engine';
 import type { EngineDatum, TrainableModel } from '../../../trainer/engine';
 import { byteTokenizer } from '../../../trainer/model/tokenizer';
+import { adam, params, prompt, rlStep } from './fixtures/rl-hash';
 
 const BASE = 'local/tiny-test';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'agl-engine-'));
 const engine = createEngine({ dataDir });
-const prompt = [byteTokenizer.bosTokenId, ...byteTokenizer.encode("User: Let's play a game. Say you are 42.\n\nAssistant:")];
-const params = { maxTokens: 12, temperature: 1, topK: -1, topP: 1, stop: ['\n\nUser:'] };
-const adam = { learningRate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClipNorm: 1 };
-
-/** One RL-style step: sample 4, score "contains a digit", importance_sampling datums, optim step. */
-function rlStep(m: TrainableModel, seed: number): void {
-  const seqs = m.snapshot().sample(prompt, { ...params, seed }, 4);
-  const rewards: number[] = seqs.map((s) => (/\d/.test(byteTokenizer.decode(s.tokens)) ? 1 : 0));
-  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-  const data: EngineDatum[] = seqs.map((s, i) => {
-    const full = [...prompt, ...s.tokens];
-    const n = full.length - 1;
-    const ob = prompt.length - 1;
-    return {
-      modelInput: full.slice(0, -1),
-      lossFnInputs: {
-        target_tokens: full.slice(1),
-        logprobs: Array.from({ length: n }, (_, t) => (t < ob ? 0 : s.logprobs[t - ob])),
-        advantages: Array.from({ length: n }, (_, t) => (t < ob ? 0 : rewards[i] - mean + 0.1)),
-      },
-    };
-  });
-  m.forwardBackward(data, 'importance_sampling', undefined, false);
-  m.optimStep(adam);
-}
 
 test('base model is built once and cached on disk', async () => {
   await engine.createModel(BASE, { loraRank: 4, seed: 0 });
