@@ -10,6 +10,8 @@ export interface ServiceSpec extends StartOptions {
 export class Supervised {
   private current: ManagedProcess | undefined;
   private stopping = false;
+  /** While the service is down: a promise settled when it is back. */
+  private down: { back: Promise<void>; markBack: () => void } | undefined;
   restarts = 0;
 
   constructor(
@@ -26,13 +28,28 @@ export class Supervised {
     return this;
   }
 
+  /** Resolves once the service answers again (at once when it is up). */
+  whenUp(): Promise<void> {
+    return this.down?.back ?? Promise.resolve();
+  }
+
+  private markDown(): void {
+    if (this.down) return;
+    let markBack = () => undefined as void;
+    const back = new Promise<void>((resolve) => (markBack = resolve));
+    this.down = { back, markBack };
+  }
+
   private async launch(): Promise<void> {
     this.current = await startProcess(this.spec);
     this.spec.onReady?.(this.current.match);
+    this.down?.markBack();
+    this.down = undefined;
     const startedAt = Date.now();
     const proc = this.current;
     void proc.exited.then(async (code) => {
       if (this.stopping || this.current !== proc) return;
+      this.markDown();
       this.restarts++;
       const upMs = Date.now() - startedAt;
       const pauseMs = upMs > 30_000 ? 500 : Math.min(10_000, 500 * 2 ** Math.min(this.restarts, 5));
@@ -53,6 +70,7 @@ export class Supervised {
 
   /** Kills the process as a crash would; the supervisor brings it back. */
   crash(): void {
+    this.markDown();
     this.current?.kill9();
   }
 

@@ -121,6 +121,9 @@ async function runOnce(runName: string, faults: Fault[]): Promise<{ outcome: Run
     finished = true;
   }
   const externalFired = await Promise.all(fired);
+  // A kill that landed as the run was ending may still be restarting: the next run (and the report's store
+  // query) start with every service back, as they would find them after a service manager's restart.
+  await Promise.all(Object.values(stack!.services).map((s) => s.whenUp()));
   const injected = [
     ...faults.filter((f) => f.via === 'point' && pointFired(faultDir, runName, f.point)),
     ...external.filter((_, i) => externalFired[i]),
