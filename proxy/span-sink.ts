@@ -2,11 +2,11 @@
 // POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
 import { fetchJson } from '../common/http';
 import { RolloutSeeds } from './rollout-seed';
-import type { StoreSpan } from './span';
+import type { Span } from '../store/types';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
-  addSpan(span: StoreSpan): Promise<void>;
+  addSpan(span: Span): Promise<void>;
   /** The sampling seed of the attempt's next call (rollout-seed.ts); sinks without it leave the seed alone. */
   samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<number>;
 }
@@ -37,7 +37,7 @@ export class StoreSpanSink implements SpanSink {
     return res.sequence_id;
   }
 
-  async addSpan(span: StoreSpan): Promise<void> {
+  async addSpan(span: Span): Promise<void> {
     // One retry: a span is what training reads, and the store may be restarting.
     try {
       await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers });
@@ -50,7 +50,7 @@ export class StoreSpanSink implements SpanSink {
 
 /** Keeps spans in memory; sequence ids count per rollout from 1, as the store does. */
 export class MemorySpanSink implements SpanSink {
-  readonly spans: StoreSpan[] = [];
+  readonly spans: Span[] = [];
   private readonly counters = new Map<string, number>();
 
   async nextSequenceId(rolloutId: string): Promise<number> {
@@ -59,7 +59,7 @@ export class MemorySpanSink implements SpanSink {
     return n;
   }
 
-  async addSpan(span: StoreSpan): Promise<void> {
+  async addSpan(span: Span): Promise<void> {
     this.spans.push(span);
   }
 }

@@ -6,29 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { Message } from '../chat';
 import type { ChatCompletion } from './completion';
 import type { PolicySpec } from './policy-spec';
+import type { AttributeValue, Span } from '../store/types';
 
 export const PROXY_SPAN_NAME = 'litellm_request';
-
-export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
-
-export interface StoreSpan {
-  rollout_id: string;
-  attempt_id: string;
-  sequence_id: number;
-  trace_id: string;
-  span_id: string;
-  parent_id: null;
-  name: string;
-  status: { status_code: 'OK' | 'ERROR'; description: string | null };
-  attributes: Record<string, AttributeValue>;
-  events: never[];
-  links: never[];
-  start_time: number;
-  end_time: number;
-  context: { trace_id: string; span_id: string; is_remote: false; trace_state: Record<string, string> };
-  parent: null;
-  resource: { attributes: Record<string, AttributeValue>; schema_url: string };
-}
 
 export interface SpanInput {
   rolloutId: string;
@@ -57,7 +37,7 @@ function flattenMessages(prefix: string, messages: { role: string; content: stri
   });
 }
 
-export function buildSpan(x: SpanInput): StoreSpan {
+export function buildSpan(x: SpanInput): Span {
   const traceId = randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
   const a: Record<string, AttributeValue> = {

@@ -1,5 +1,9 @@
 // The contract between the local trainer's model (trainer/model/) and its Tinker-compatible HTTP server
 // (trainer/server/). The server only speaks wire formats; everything numeric lives behind this interface.
+import type { AdamParams } from '../tinker/wire/types';
+
+// The optimizer's hyper-parameters are the client's own (camelCase) AdamParams.
+export type { AdamParams };
 
 export type LossFn = 'cross_entropy' | 'importance_sampling' | 'ppo';
 
@@ -9,15 +13,6 @@ export interface EngineDatum {
   modelInput: number[];
   /** target_tokens (ints), weights, logprobs, advantages (floats), each as long as modelInput. */
   lossFnInputs: Record<string, number[]>;
-}
-
-export interface AdamParams {
-  learningRate: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  gradClipNorm: number;
 }
 
 export interface SampleParams {

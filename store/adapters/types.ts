@@ -1,4 +1,6 @@
-// Agent-lightning's Triplet (agentlightning/types/core.py) and the span shape the store returns (§2.4).
+// Agent-lightning's Triplet (agentlightning/types/core.py) and the span shape the store returns (§2.4), read
+// leniently: spans may come from a Python store or an older writer, so the fields our store always fills are optional.
+import type { AttributeValue } from '../types';
 
 /** One OpenAI-style logprob entry as recorded on client spans (`logprobs.content`). */
 export interface TokenLogprob {
@@ -29,8 +31,6 @@ export interface Triplet {
   reward: number | null;
   metadata: Record<string, unknown>;
 }
-
-export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
 
 export interface SpanContext {
   trace_id: string;

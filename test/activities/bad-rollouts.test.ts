@@ -5,7 +5,6 @@
 // length and invalid sampling parameters.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Stack } from '../../dev/stack';
 import { localRunInput } from '../helpers/local-run';
 import { prepareRun } from '../../activities/prepare-run';
@@ -14,16 +13,16 @@ import { publishPolicy } from '../../activities/publish-policy';
 import { collectRollouts } from '../../activities/collect-rollouts';
 import { trainStep } from '../../activities/train-step';
 import { logMetrics } from '../../activities/record-run';
-import { closeServices, tinkerService } from '../../activities/services';
+import { tinkerService } from '../../activities/services';
 import { readJsonl, runPaths } from '../../activities/run-files';
-import { startRunners, type AgentFunction, type RunnerGroup } from '../../agents/runner';
+import type { AgentFunction } from '../../agents/runner';
 import { helloAgent } from '../../agents/examples/hello';
 import type { RunConfigInput } from '../../config/run-config';
-import { makeSecrets, startSecureStack } from '../helpers/secure-stack';
+import { makeSecrets } from '../helpers/secure-stack';
+import { runActivity, startActivityBench, type ActivityBench } from '../helpers/activity-bench';
 
 let stack: Stack;
 let dataDir: string;
-let runners: RunnerGroup<string> | undefined;
 
 /** What each task makes the agent do (after calling the policy, so there are spans to train on). */
 const badAgent: AgentFunction<string> = async (task, ctx) => {
@@ -41,21 +40,17 @@ const badAgent: AgentFunction<string> = async (task, ctx) => {
   return Number(ctx.rollout.metadata?.member ?? 0) === 1 ? 1 : 0;
 };
 
+let bench: ActivityBench | undefined;
+
 before(async () => {
-  ({ stack, dataDir } = await startSecureStack('bad', makeSecrets(), { runners: 0 }));
-  runners = startRunners(10, badAgent, { storeUrl: stack.storeUrl, pollIntervalMs: 100, log: () => {} });
+  bench = await startActivityBench('bad', makeSecrets(), 10, badAgent);
+  ({ stack, dataDir } = bench);
 });
 
 after(async () => {
-  await runners?.stop();
-  await closeServices();
-  await stack?.stop();
+  await bench?.stop();
 });
 
-async function once<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
-  const env = new MockActivityEnvironment() as unknown as { run(f: unknown, ...a: unknown[]): Promise<unknown> };
-  return (await env.run(fn, ...args)) as R;
-}
 
 test('bad agents become failed rollouts and metrics; a batch with nothing usable is skipped', { timeout: 240_000 }, async () => {
   const logPath = `${dataDir}/runs/bad`;
@@ -74,14 +69,14 @@ test('bad agents become failed rollouts and metrics; a batch with nothing usable
       valDataset: ['500'],
     },
   } as RunConfigInput;
-  const prepared = await once(prepareRun, raw);
+  const prepared = await runActivity(prepareRun, raw);
   const settings = prepared.settings;
   assert.equal(prepared.numBatches, 2);
-  const s0 = await once(initPolicy, settings, 0);
-  const rid = await once(publishPolicy, settings, 0, 'train', s0);
+  const s0 = await runActivity(initPolicy, settings, 0);
+  const rid = await runActivity(publishPolicy, settings, 0, 'train', s0);
 
   const t0 = Date.now();
-  const c0 = await once(collectRollouts, settings, 0, rid, prepared.datasetSha256);
+  const c0 = await runActivity(collectRollouts, settings, 0, rid, prepared.datasetSha256);
   const took = Date.now() - t0;
   assert.ok(took < 60_000, `the batch waited ${took} ms; the hung agents must end at the rollout timeout`);
   const statuses = Object.fromEntries(c0.groups.map((g, i) => [raw.datasetBuilder!.trainDataset![i] as string, g.statuses]));
@@ -90,21 +85,21 @@ test('bad agents become failed rollouts and metrics; a batch with nothing usable
   for (const k of ['throw', 'nan', 'inf']) assert.deepEqual(statuses[k], ['failed', 'failed'], `${k}: ${statuses[k]}`);
   for (const s of statuses.hang!) assert.ok(['failed', 'timeout'].includes(s), `hang: ${s}`);
 
-  const r0 = await once(trainStep, settings, 0, c0, s0);
+  const r0 = await runActivity(trainStep, settings, 0, c0, s0);
   assert.equal(r0.skipped, false, 'the usable group trains');
   for (const [k, v] of Object.entries(r0.metrics)) assert.ok(Number.isFinite(v), `metric ${k} = ${v}`);
   assert.ok(r0.metrics['env/all/by_group/frac_status_succeeded']! < 1, 'failed rollouts show in the metrics');
-  await once(logMetrics, settings, 0, r0.metrics, []);
+  await runActivity(logMetrics, settings, 0, r0.metrics, []);
 
-  const rid1 = await once(publishPolicy, settings, 1, 'train', r0.state);
-  const c1 = await once(collectRollouts, settings, 1, rid1, prepared.datasetSha256);
+  const rid1 = await runActivity(publishPolicy, settings, 1, 'train', r0.state);
+  const c1 = await runActivity(collectRollouts, settings, 1, rid1, prepared.datasetSha256);
   assert.equal(c1.counts.succeeded, 0);
-  const r1 = await once(trainStep, settings, 1, c1, r0.state);
+  const r1 = await runActivity(trainStep, settings, 1, c1, r0.state);
   assert.equal(r1.skipped, true, 'nothing usable: the step is skipped');
   assert.equal(r1.metrics['train/skipped_empty_batch'], 1);
   assert.equal(r1.state.statePath, r0.state.statePath, 'weights unchanged');
   assert.equal(r1.state.step, 2, 'the run moves on');
-  await once(logMetrics, settings, 1, r1.metrics, []);
+  await runActivity(logMetrics, settings, 1, r1.metrics, []);
   assert.deepEqual(readJsonl(runPaths(logPath).metrics).map((m) => m.step), [0, 1]);
 });
 

@@ -5,7 +5,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Stack } from '../../dev/stack';
 import { localRunInput } from '../helpers/local-run';
 import { prepareRun } from '../../activities/prepare-run';
@@ -15,13 +14,14 @@ import { collectRollouts } from '../../activities/collect-rollouts';
 import { runEvaluation } from '../../activities/run-evaluation';
 import { trainStep } from '../../activities/train-step';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
-import { closeServices, storeClient, tinkerService } from '../../activities/services';
+import { storeClient, tinkerService } from '../../activities/services';
 import { trainingClientAt } from '../../activities/policy-client';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { getPolicy } from '../../proxy/admin-client';
 import type { RunConfigInput } from '../../config/run-config';
-import { makeSecrets, startSecureStack } from '../helpers/secure-stack';
-import { startRunners, type AgentFunction, type RunnerGroup } from '../../agents/runner';
+import { makeSecrets } from '../helpers/secure-stack';
+import { runActivity, startActivityBench, type ActivityBench } from '../helpers/activity-bench';
+import type { AgentFunction } from '../../agents/runner';
 import { helloAgent } from '../../agents/examples/hello';
 
 // The hello agent against the untrained tiny model earns 0 everywhere, which gives zero advantages and an
@@ -31,31 +31,26 @@ const memberAgent: AgentFunction<string> = async (task, ctx) => {
   await helloAgent(task, ctx);
   return Number(ctx.rollout.metadata?.member ?? 0) === 1 ? 1 : 0;
 };
-let runners: RunnerGroup<string> | undefined;
 
 let stack: Stack;
 let dataDir: string;
 const secrets = makeSecrets();
 
+let bench: ActivityBench | undefined;
+
 before(async () => {
-  ({ stack, dataDir } = await startSecureStack('idem', secrets, { runners: 0 }));
-  runners = startRunners(4, memberAgent, { storeUrl: stack.storeUrl, pollIntervalMs: 100, log: () => {} });
+  bench = await startActivityBench('idem', secrets, 4, memberAgent);
+  ({ stack, dataDir } = bench);
 });
 
 after(async () => {
-  await runners?.stop();
-  await closeServices();
-  await stack?.stop();
+  await bench?.stop();
 });
 
-/** Runs an activity twice, each time as a fresh attempt (no heartbeat details), and returns both results. */
-async function once<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
-  const env = new MockActivityEnvironment() as unknown as { run(f: unknown, ...a: unknown[]): Promise<unknown> };
-  return (await env.run(fn, ...args)) as R;
-}
+/** Runs an activity twice, each time as a fresh attempt, and returns both results. */
 async function twice<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<[R, R]> {
-  const first = await once(fn, ...args);
-  const second = await once(fn, ...args);
+  const first = await runActivity(fn, ...args);
+  const second = await runActivity(fn, ...args);
   return [first, second];
 }
 
@@ -71,7 +66,7 @@ test('each activity run twice gives the same outcome and creates nothing twice',
   const [p1, p2] = await twice(prepareRun, raw);
   assert.deepEqual(p2, p1);
   const files = { config: sha(paths.config), dataset: sha(paths.dataset) };
-  await once(prepareRun, raw);
+  await runActivity(prepareRun, raw);
   assert.deepEqual({ config: sha(paths.config), dataset: sha(paths.dataset) }, files);
   const settings = p1.settings;
 
@@ -89,7 +84,7 @@ test('each activity run twice gives the same outcome and creates nothing twice',
   assert.equal(afterEval.switches, switchesBefore + 1, 'the repeated switch is not a second switch');
   assert.equal(afterEval.policy?.samplerPath, s1.samplerPath);
   const resourcesBefore = (await store.statistics()).total_resources;
-  await once(publishPolicy, settings, 0, 'eval', s1);
+  await runActivity(publishPolicy, settings, 0, 'eval', s1);
   assert.equal((await store.statistics()).total_resources, resourcesBefore, 'no second resources row');
 
   // runEvaluation: the same validation rollouts, the same metrics.
@@ -112,7 +107,7 @@ test('each activity run twice gives the same outcome and creates nothing twice',
   // trainStep: applied once. The second call returns the committed result; the trained model's weights are
   // the same after it (an extra optimizer step would change them) and no checkpoint is added.
   const parentHash = (await service.weightsInfo(s1.statePath)).weightsHash;
-  const r1 = await once(trainStep, settings, 0, c1, s1);
+  const r1 = await runActivity(trainStep, settings, 0, c1, s1);
   assert.equal(r1.skipped, false);
   assert.equal(r1.state.step, 1);
   const held = await trainingClientAt(settings, r1.state);
@@ -121,7 +116,7 @@ test('each activity run twice gives the same outcome and creates nothing twice',
   assert.notEqual(hash1, parentHash, 'the first call did train');
   assert.equal(hash1, (await service.weightsInfo(r1.state.statePath)).weightsHash);
   const checkpoints = (await service.listCheckpoints(r1.state.modelId)).length;
-  const r2 = await once(trainStep, settings, 0, c1, s1);
+  const r2 = await runActivity(trainStep, settings, 0, c1, s1);
   assert.deepEqual(r2, r1, 'same state paths and the same metrics (timings included: nothing ran again)');
   assert.equal((await service.listCheckpoints(r1.state.modelId)).length, checkpoints, 'no state saved by the second call');
   const heldAgain = await trainingClientAt(settings, r2.state);
