@@ -14,6 +14,8 @@ import { SamplerError } from './sampler';
 import type { Sampler, SampleParams, SampledSequence } from './sampler';
 import { buildSpan } from './span';
 import type { SpanSink } from './span-sink';
+import type { SeedLease } from './rollout-seed';
+import type { Span } from '../store/types';
 
 export interface CallOptions {
   policies: PolicyManager;
@@ -83,60 +85,73 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
   }
   // A rollout-scoped call samples with a seed derived from the rollout and the call's index in its attempt, never
   // from time, so retries and reruns give the same tokens (the chaos tests compare final weights bit for bit).
-  let seed = req.sampling.seed;
+  let seedLease: SeedLease | null = null;
   if (scope && o.sink?.samplingSeed) {
     try {
-      seed = await o.sink.samplingSeed(scope.rolloutId, scope.attemptId, req.sampling.seed);
+      seedLease = await o.sink.samplingSeed(scope.rolloutId, scope.attemptId, req.sampling.seed);
     } catch (err) {
       throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
     }
   }
-  const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
-  const spec = lease.policy.spec;
-  const sampling = { ...effectiveSampling(req, spec), seed };
-  let completion: ChatCompletion | null = null;
-  let failure: ApiError | null = null;
+  const seed = seedLease?.seed ?? req.sampling.seed;
+  // The seed is held until the span is written (or the call failed), so a parallel call of the attempt gets another.
   try {
+    const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
+    const spec = lease.policy.spec;
+    const sampling = { ...effectiveSampling(req, spec), seed };
+    let completion: ChatCompletion | null = null;
+    let failure: ApiError | null = null;
     try {
-      completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
-    } catch (err) {
-      failure = asApiError(err, clientSignal, timeoutSignal);
-    }
-    if (scope && o.sink && sequenceId !== null) {
-      const span = buildSpan({
-        rolloutId: scope.rolloutId,
-        attemptId: scope.attemptId,
-        sequenceId,
-        startTime,
-        endTime: Date.now() / 1000,
-        requestedModel: req.model,
-        messages: req.messages,
-        sampling: { ...sampling, n: req.n, stream: req.stream },
-        policy: spec,
-        completion,
-        error: failure ? { status: failure.status, message: failure.message } : null,
-      });
       try {
-        await o.sink.addSpan(span);
+        completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
       } catch (err) {
-        const message = `span for ${scope.rolloutId}/${scope.attemptId} #${sequenceId} was not recorded: ${(err as Error).message}`;
-        o.log(message);
-        // An answered scoped call must leave its span, or training silently loses the turn: fail it so the
-        // agent's client retries (a fresh sample, a fresh sequence id).
-        // Except when the store says the rollout or attempt in the URL does not exist: retrying cannot help.
-        const unknown = err instanceof HttpError && err.status === 404;
-        failure ??= unknown
-          ? new ApiError(404, `unknown rollout or attempt in the URL: ${message}`, 'invalid_request_error', null, 'rollout_not_found')
-          : new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
+        failure = asApiError(err, clientSignal, timeoutSignal);
       }
+      if (scope && o.sink && sequenceId !== null) {
+        const span = buildSpan({
+          rolloutId: scope.rolloutId,
+          attemptId: scope.attemptId,
+          sequenceId,
+          startTime,
+          endTime: Date.now() / 1000,
+          requestedModel: req.model,
+          messages: req.messages,
+          sampling: { ...sampling, n: req.n, stream: req.stream },
+          policy: spec,
+          completion,
+          error: failure ? { status: failure.status, message: failure.message } : null,
+        });
+        // Written for failed calls too (an error span); only a call that was answered fails on it.
+        const notRecorded = await recordSpan(span, o);
+        failure ??= notRecorded;
+      }
+      if (failure) {
+        failure.headers['x-agl-policy'] = spec.switchId;
+        throw failure;
+      }
+      return { completion: completion!, policy: spec, sequenceId };
+    } finally {
+      lease.release();
     }
-    if (failure) {
-      failure.headers['x-agl-policy'] = spec.switchId;
-      throw failure;
-    }
-    return { completion: completion!, policy: spec, sequenceId };
   } finally {
-    lease.release();
+    seedLease?.release();
+  }
+}
+
+/** Writes a scoped call's span; an error for the caller when it could not be written. */
+async function recordSpan(span: Span, o: CallOptions): Promise<ApiError | null> {
+  try {
+    await o.sink!.addSpan(span);
+    return null;
+  } catch (err) {
+    const message = `span for ${span.rollout_id}/${span.attempt_id} #${span.sequence_id} was not recorded: ${(err as Error).message}`;
+    o.log(message);
+    // An answered scoped call must leave its span, or training silently loses the turn: fail it so the
+    // agent's client retries (a fresh sample, a fresh sequence id).
+    // Except when the store says the rollout or attempt in the URL does not exist: retrying cannot help.
+    return err instanceof HttpError && err.status === 404
+      ? new ApiError(404, `unknown rollout or attempt in the URL: ${message}`, 'invalid_request_error', null, 'rollout_not_found')
+      : new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
   }
 }
 

@@ -1,14 +1,14 @@
 // Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
 // POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
 import { fetchJson } from '../common/http';
-import { RolloutSeeds } from './rollout-seed';
+import { RolloutSeeds, type SeedLease } from './rollout-seed';
 import type { Span } from '../store/types';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
   addSpan(span: Span): Promise<void>;
   /** The sampling seed of the attempt's next call (rollout-seed.ts); sinks without it leave the seed alone. */
-  samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<number>;
+  samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease>;
 }
 
 export class StoreSpanSink implements SpanSink {
@@ -23,7 +23,7 @@ export class StoreSpanSink implements SpanSink {
   private readonly timeoutMs: number;
   private readonly seeds: RolloutSeeds;
 
-  samplingSeed(rolloutId: string, attemptId: string, requested?: number): Promise<number> {
+  samplingSeed(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease> {
     return this.seeds.seedFor(rolloutId, attemptId, requested);
   }
 
