@@ -4,6 +4,7 @@ import http from 'node:http';
 import { isLoopbackHost, sameSecret } from '../common/access';
 import { UsageError } from '../common/service-args';
 import { answerClientErrorsWithJson } from '../common/client-error';
+import { createServiceServer } from '../common/http-server';
 import type { AddressInfo } from 'node:net';
 import { runChatCall } from './chat-call';
 import type { CallOptions, Scope } from './chat-call';
@@ -182,13 +183,10 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     }
   }
 
-  const server = http.createServer((req, res) => {
+  const server = createServiceServer((req, res) => {
     handle(req, res).catch((err: unknown) => sendError(res, err, log));
   });
   answerClientErrorsWithJson(server, (message) => new ApiError(400, message, 'invalid_request_error', null, 'bad_request').body());
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 12306, opts.host ?? '127.0.0.1', () => resolve());

@@ -1,6 +1,7 @@
 // The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
 // the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServiceServer } from '../common/http-server';
 import { sameSecret } from '../common/access';
 import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
@@ -169,7 +170,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     sendJson(res, result.status, result.json);
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServiceServer((req, res) => {
     handle(req, res).catch((err) => {
       if (res.headersSent) return res.destroy();
       // Drain what is left of an oversized body so the client reads our answer instead of a reset.
@@ -183,8 +184,6 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     });
   });
   answerClientErrorsWithJson(server, (message) => ({ detail: message }));
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 0; // long-polls may legitimately take maxWait seconds
 
   const watchdog = setInterval(() => {
     try {

@@ -5,15 +5,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fetchJson } from '../../common/http';
 import { StoreClient } from '../../store/client';
 import { StoreSpanSink } from '../../proxy/span-sink';
 import { getPolicy, switchPolicy } from '../../proxy/admin-client';
 import { ServiceClient } from '../../tinker';
+import { ROOT, sourceFiles } from '../helpers/sources';
 
-const ROOT = path.resolve(__dirname, '../..');
 const sockets = new Set<Socket>();
 let silent: http.Server;
 let stalling: http.Server;
@@ -74,21 +74,10 @@ for (const [kind, url] of [['never answers', () => silentUrl], ['stalls mid-body
   });
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'test' || name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...sources(full));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
-}
-
 test('every fetch() in our code (outside tests) carries an AbortSignal', () => {
   const unbounded: string[] = [];
   let calls = 0;
-  for (const file of sources(ROOT)) {
+  for (const file of sourceFiles()) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/\bfetch\(/g)) {
       // The call's arguments: up to the parenthesis that closes it.

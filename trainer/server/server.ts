@@ -2,7 +2,8 @@
 // long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
 // it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
 import { sameSecret } from '../../common/access';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServiceServer } from '../../common/http-server';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import {
@@ -199,7 +200,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
   const routes = buildRoutes(service);
   const log = opts.log ?? (() => undefined);
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServiceServer((req, res) => {
     void (async () => {
       let url: URL;
       try {
@@ -239,8 +240,6 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
       res.destroy();
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 0; // long polls hold requests open
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
