@@ -16,6 +16,8 @@ export interface FetchJsonOptions {
   body?: unknown;
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** Aborts the request early (the deadline still applies). */
+  signal?: AbortSignal;
 }
 
 /** JSON request/response with a deadline; non-2xx answers throw HttpError. */
@@ -30,7 +32,7 @@ export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions
     method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body,
-    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs ?? 30_000)]) : AbortSignal.timeout(opts.timeoutMs ?? 30_000),
   });
   const text = await res.text();
   if (!res.ok) throw new HttpError(res.status, url, text);

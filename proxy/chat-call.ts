@@ -122,7 +122,7 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
           error: failure ? { status: failure.status, message: failure.message } : null,
         });
         // Written for failed calls too (an error span); only a call that was answered fails on it.
-        const notRecorded = await recordSpan(span, o);
+        const notRecorded = await recordSpan(span, timeoutSignal, o);
         failure ??= notRecorded;
       }
       if (failure) {
@@ -139,9 +139,9 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
 }
 
 /** Writes a scoped call's span; an error for the caller when it could not be written. */
-async function recordSpan(span: Span, o: CallOptions): Promise<ApiError | null> {
+async function recordSpan(span: Span, deadline: AbortSignal, o: CallOptions): Promise<ApiError | null> {
   try {
-    await o.sink!.addSpan(span);
+    await o.sink!.addSpan(span, deadline);
     return null;
   } catch (err) {
     const message = `span for ${span.rollout_id}/${span.attempt_id} #${span.sequence_id} was not recorded: ${(err as Error).message}`;

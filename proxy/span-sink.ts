@@ -1,12 +1,13 @@
 // Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
 // POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
-import { fetchJson } from '../common/http';
+import { fetchJson, HttpError } from '../common/http';
 import { RolloutSeeds, type SeedLease } from './rollout-seed';
 import type { Span } from '../store/types';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
-  addSpan(span: Span): Promise<void>;
+  /** Writes the span; with `signal`, keeps trying through transient failures until it aborts. */
+  addSpan(span: Span, signal?: AbortSignal): Promise<void>;
   /** The sampling seed of the attempt's next call (rollout-seed.ts); sinks without it leave the seed alone. */
   samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease>;
 }
@@ -37,13 +38,20 @@ export class StoreSpanSink implements SpanSink {
     return res.sequence_id;
   }
 
-  async addSpan(span: Span): Promise<void> {
-    // One retry: a span is what training reads, and the store may be restarting.
-    try {
-      await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers });
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-      await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers });
+  async addSpan(span: Span, signal?: AbortSignal): Promise<void> {
+    // A span is what training reads, and the store may be restarting: try again until the call's deadline. The
+    // same span (same span_id) is sent each time and the store keeps one copy, so a write that landed although its
+    // answer was lost is not doubled, and the agent never has to repeat a call whose turn was in fact recorded.
+    for (let pauseMs = 200; ; pauseMs = Math.min(2_000, pauseMs * 2)) {
+      try {
+        await fetchJson(`${this.base}/spans`, { body: span, timeoutMs: this.timeoutMs, headers: this.headers, signal });
+        return;
+      } catch (err) {
+        const refused = err instanceof HttpError && err.status < 500 && err.status !== 408 && err.status !== 429;
+        if (refused || signal === undefined || signal.aborted) throw err;
+        await new Promise((r) => setTimeout(r, pauseMs));
+        if (signal.aborted) throw err;
+      }
     }
   }
 }
