@@ -15,15 +15,20 @@ export function helloReward(task: string, answer: string): number {
   return 0;
 }
 
-export const helloAgent: AgentFunction<string> = async (task, ctx) => {
-  if (!ctx.llm) throw new Error('the rollout carries no LLM resource');
-  const client = new OpenAI({ baseURL: ctx.llm.endpoint, apiKey: ctx.llm.apiKey ?? 'dummy', timeout: 120_000, maxRetries: 2 });
-  const res = await client.chat.completions.create(
-    { model: ctx.llm.model, messages: [{ role: 'user', content: helloPrompt(String(task)) }] },
-    { signal: ctx.signal },
-  );
-  return helloReward(String(task), res.choices[0]?.message.content ?? '');
-};
+/** Asks the policy the hello question once, as any OpenAI-client agent would, and scores the answer. */
+function helloAgentWith(reward: (task: string, answer: string) => number): AgentFunction<string> {
+  return async (task, ctx) => {
+    if (!ctx.llm) throw new Error('the rollout carries no LLM resource');
+    const client = new OpenAI({ baseURL: ctx.llm.endpoint, apiKey: ctx.llm.apiKey ?? 'dummy', timeout: 120_000, maxRetries: 2 });
+    const res = await client.chat.completions.create(
+      { model: ctx.llm.model, messages: [{ role: 'user', content: helloPrompt(String(task)) }] },
+      { signal: ctx.signal },
+    );
+    return reward(String(task), res.choices[0]?.message.content ?? '');
+  };
+}
+
+export const helloAgent = helloAgentWith(helloReward);
 
 /**
  * The hello reward with partial credit (the share of the target's characters the answer uses), so that even an
@@ -37,12 +42,4 @@ export function helloDenseReward(task: string, answer: string): number {
   return helloReward(task, answer) + overlap;
 }
 
-export const helloDenseAgent: AgentFunction<string> = async (task, ctx) => {
-  if (!ctx.llm) throw new Error('the rollout carries no LLM resource');
-  const client = new OpenAI({ baseURL: ctx.llm.endpoint, apiKey: ctx.llm.apiKey ?? 'dummy', timeout: 120_000, maxRetries: 2 });
-  const res = await client.chat.completions.create(
-    { model: ctx.llm.model, messages: [{ role: 'user', content: helloPrompt(String(task)) }] },
-    { signal: ctx.signal },
-  );
-  return helloDenseReward(String(task), res.choices[0]?.message.content ?? '');
-};
+export const helloDenseAgent = helloAgentWith(helloDenseReward);
