@@ -14,7 +14,8 @@ import { SamplerError } from './sampler';
 import type { Sampler, SampleParams, SampledSequence } from './sampler';
 import { buildSpan } from './span';
 import type { SpanSink } from './span-sink';
-import type { SeedLease } from './rollout-seed';
+import type { CallPlan } from './rollout-seed';
+import { completionFromSpan, requestFingerprint } from './replay';
 import type { Span } from '../store/types';
 
 export interface CallOptions {
@@ -32,6 +33,8 @@ export interface CallOptions {
 export interface Scope {
   rolloutId: string;
   attemptId: string;
+  /** The client says this request repeats one it sent before (`x-stainless-retry-count` > 0). */
+  clientRetry?: boolean;
 }
 
 export interface CallResult {
@@ -74,67 +77,88 @@ function asApiError(err: unknown, signal: AbortSignal, timeoutSignal: AbortSigna
 export async function runChatCall(req: ChatRequest, scope: Scope | null, clientSignal: AbortSignal, o: CallOptions): Promise<CallResult> {
   const startTime = Date.now() / 1000;
   const timeoutSignal = AbortSignal.timeout(o.callTimeoutMs);
-  const signal = AbortSignal.any([clientSignal, timeoutSignal]);
-  let sequenceId: number | null = null;
-  if (scope && o.sink) {
+  // A rollout-scoped call samples with a seed derived from the rollout, what it asks and how often the attempt
+  // asked it before, never from time, so retries and reruns give the same tokens (the chaos tests compare final
+  // weights bit for bit). The seed is held until the span is written, so a parallel twin gets another.
+  const fingerprint = requestFingerprint(req);
+  let plan: CallPlan | null = null;
+  if (scope && o.sink?.planCall) {
     try {
-      sequenceId = await o.sink.nextSequenceId(scope.rolloutId, scope.attemptId);
-    } catch (err) {
-      throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
-    }
-  }
-  // A rollout-scoped call samples with a seed derived from the rollout and the call's index in its attempt, never
-  // from time, so retries and reruns give the same tokens (the chaos tests compare final weights bit for bit).
-  let seedLease: SeedLease | null = null;
-  if (scope && o.sink?.samplingSeed) {
-    try {
-      seedLease = await o.sink.samplingSeed(scope.rolloutId, scope.attemptId, req.sampling.seed);
+      plan = await o.sink.planCall(scope.rolloutId, scope.attemptId, fingerprint, scope.clientRetry === true);
     } catch (err) {
       throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
     }
   }
-  const seed = seedLease?.seed ?? req.sampling.seed;
-  // The seed is held until the span is written (or the call failed), so a parallel call of the attempt gets another.
   try {
-    const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
-    const spec = lease.policy.spec;
-    const sampling = { ...effectiveSampling(req, spec), seed };
-    let completion: ChatCompletion | null = null;
-    let failure: ApiError | null = null;
-    try {
+    const replayed = plan?.recorded ? replayRecorded(plan.recorded, o.policies.current()) : null;
+    if (replayed) return replayed;
+    let sequenceId: number | null = null;
+    if (scope && o.sink) {
       try {
-        completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
+        sequenceId = await o.sink.nextSequenceId(scope.rolloutId, scope.attemptId);
       } catch (err) {
-        failure = asApiError(err, clientSignal, timeoutSignal);
+        throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
       }
-      if (scope && o.sink && sequenceId !== null) {
-        const span = buildSpan({
-          rolloutId: scope.rolloutId,
-          attemptId: scope.attemptId,
-          sequenceId,
-          startTime,
-          endTime: Date.now() / 1000,
-          requestedModel: req.model,
-          messages: req.messages,
-          sampling: { ...sampling, n: req.n, stream: req.stream },
-          policy: spec,
-          completion,
-          error: failure ? { status: failure.status, message: failure.message } : null,
-        });
-        // Written for failed calls too (an error span); only a call that was answered fails on it.
-        const notRecorded = await recordSpan(span, timeoutSignal, o);
-        failure ??= notRecorded;
-      }
-      if (failure) {
-        failure.headers['x-agl-policy'] = spec.switchId;
-        throw failure;
-      }
-      return { completion: completion!, policy: spec, sequenceId };
-    } finally {
-      lease.release();
     }
+    return await sampleAndRecord(req, scope, { sequenceId, seed: plan?.seed ?? req.sampling.seed, fingerprint, startTime, timeoutSignal }, clientSignal, o);
   } finally {
-    seedLease?.release();
+    plan?.release();
+  }
+}
+
+/** The answer recorded for a call the client is retrying, when it was given by the policy still active. */
+function replayRecorded(span: Span, active: ActivePolicy | null): CallResult | null {
+  if (!active || span.attributes['agl.policy.switch_id'] !== active.spec.switchId) return null;
+  const completion = completionFromSpan(span, active.renderer.tokenizer);
+  return completion ? { completion, policy: active.spec, sequenceId: span.sequence_id } : null;
+}
+
+async function sampleAndRecord(
+  req: ChatRequest,
+  scope: Scope | null,
+  call: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal },
+  clientSignal: AbortSignal,
+  o: CallOptions,
+): Promise<CallResult> {
+  const { sequenceId, seed, startTime, timeoutSignal } = call;
+  const signal = AbortSignal.any([clientSignal, timeoutSignal]);
+  const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
+  const spec = lease.policy.spec;
+  const sampling = { ...effectiveSampling(req, spec), seed };
+  let completion: ChatCompletion | null = null;
+  let failure: ApiError | null = null;
+  try {
+    try {
+      completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
+    } catch (err) {
+      failure = asApiError(err, clientSignal, timeoutSignal);
+    }
+    if (scope && o.sink && sequenceId !== null) {
+      const span = buildSpan({
+        rolloutId: scope.rolloutId,
+        attemptId: scope.attemptId,
+        sequenceId,
+        startTime,
+        endTime: Date.now() / 1000,
+        requestedModel: req.model,
+        messages: req.messages,
+        sampling: { ...sampling, n: req.n, stream: req.stream },
+        fingerprint: call.fingerprint,
+        policy: spec,
+        completion,
+        error: failure ? { status: failure.status, message: failure.message } : null,
+      });
+      // Written for failed calls too (an error span); only a call that was answered fails on it.
+      const notRecorded = await recordSpan(span, timeoutSignal, o);
+      failure ??= notRecorded;
+    }
+    if (failure) {
+      failure.headers['x-agl-policy'] = spec.switchId;
+      throw failure;
+    }
+    return { completion: completion!, policy: spec, sequenceId };
+  } finally {
+    lease.release();
   }
 }
 

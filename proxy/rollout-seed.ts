@@ -1,29 +1,29 @@
-// The sampling seed of a rollout-scoped call, derived from what the call is rather than from when it ran:
-// the rollout's `metadata.sampling_seed` (set by the training workflow from config seed, phase, batch, task and
-// group member) and the call's index within its attempt (how many answered calls the attempt already recorded).
-// So a retried attempt (its runner died), a call retried after a proxy or trainer restart, and a rerun of the
-// same config all sample exactly the same tokens. Failed calls (error spans) do not count: their retry gets the
-// seed they would have had. Calls an attempt runs in parallel are told apart by the calls of that attempt still
-// in flight here when they start, so two parallel calls never share a seed; sequential calls are unaffected.
+// How a rollout-scoped call samples, derived from what the call is rather than from when it ran: its seed comes
+// from the rollout's `metadata.sampling_seed` (set by the training workflow from config seed, phase, batch, task
+// and group member), the request's fingerprint (replay.ts) and how many answered calls of the attempt asked the
+// very same thing before it. So a retried attempt (its runner died), a call retried after a proxy or trainer
+// restart, and a rerun of the same config all sample exactly the same tokens, and calls an agent makes in
+// parallel get seeds that do not depend on which arrived first. Failed calls (error spans) do not count: their
+// retry gets the seed they would have had. A client's retry of a call whose answer is already recorded gets that
+// answer back (`recorded`) instead of a second sample.
 import { createHash } from 'node:crypto';
 import { fetchJson } from '../common/http';
+import type { Span } from '../store/types';
+import { FINGERPRINT_ATTRIBUTE } from './replay';
 import { PROXY_SPAN_NAME } from './span';
 
-interface SpanLike {
-  name?: string;
-  status?: { status_code?: string } | null;
-}
-
-/** A call's seed, held until its span is recorded (or the call failed). */
-export interface SeedLease {
+export interface CallPlan {
   seed: number;
+  /** The recorded answer to this very request, when the client says it is retrying it. */
+  recorded: Span | null;
+  /** Call once the call's span is written or the call failed. */
   release(): void;
 }
 
 export class RolloutSeeds {
   /** rollout id -> base seed; a rollout's metadata never changes, so this is only a cache. */
   private readonly bases = new Map<string, string>();
-  /** rollout/attempt -> calls holding a seed and not yet recorded. */
+  /** rollout/attempt/fingerprint -> calls holding a seed and not yet recorded. */
   private readonly inFlight = new Map<string, number>();
 
   constructor(
@@ -47,22 +47,21 @@ export class RolloutSeeds {
     return value;
   }
 
-  private async callIndex(rolloutId: string, attemptId: string): Promise<number> {
-    const page = await fetchJson<{ items: SpanLike[] }>(`${this.base}/spans/search`, {
+  /** The attempt's answered calls that asked what `fingerprint` asks, by sequence id. */
+  private async answeredAlike(rolloutId: string, attemptId: string, fingerprint: string): Promise<Span[]> {
+    const page = await fetchJson<{ items: Span[] }>(`${this.base}/spans/search`, {
       body: { rollout_id: rolloutId, attempt_id: attemptId, name: PROXY_SPAN_NAME, limit: -1, offset: 0 },
       timeoutMs: this.timeoutMs,
       headers: this.headers,
     });
-    return (page.items ?? []).filter((s) => s.name === PROXY_SPAN_NAME && s.status?.status_code !== 'ERROR').length;
+    return (page.items ?? [])
+      .filter((s) => s.name === PROXY_SPAN_NAME && s.status?.status_code !== 'ERROR' && s.attributes?.[FINGERPRINT_ATTRIBUTE] === fingerprint)
+      .sort((x, y) => x.sequence_id - y.sequence_id);
   }
 
-  /**
-   * A 31-bit seed for the next call of this attempt; `requested` (the agent's own seed) is mixed in. Release the
-   * lease once the call's span is written or the call failed.
-   */
-  async seedFor(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease> {
-    const key = `${rolloutId}/${attemptId}`;
-    // Counted before the store is asked: a parallel call that records its span meanwhile is then counted twice,
+  async plan(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan> {
+    const key = `${rolloutId}/${attemptId}/${fingerprint}`;
+    // Counted before the store is asked: a parallel twin that records its span meanwhile is then counted twice,
     // which skips an index but never repeats one.
     const parallel = this.inFlight.get(key) ?? 0;
     this.inFlight.set(key, parallel + 1);
@@ -75,9 +74,11 @@ export class RolloutSeeds {
       else this.inFlight.delete(key);
     };
     try {
-      const [base, recorded] = await Promise.all([this.baseSeed(rolloutId), this.callIndex(rolloutId, attemptId)]);
-      const material = `${base}/${recorded + parallel}/${requested ?? ''}`;
-      return { seed: createHash('sha256').update(material).digest().readUInt32BE(0) & 0x7fffffff, release };
+      const [base, alike] = await Promise.all([this.baseSeed(rolloutId), this.answeredAlike(rolloutId, attemptId, fingerprint)]);
+      const recorded = clientRetry ? (alike.at(-1) ?? null) : null;
+      const index = alike.length + parallel;
+      const seed = createHash('sha256').update(`${base}/${fingerprint}/${index}`).digest().readUInt32BE(0) & 0x7fffffff;
+      return { seed, recorded, release };
     } catch (err) {
       release();
       throw err;

@@ -165,6 +165,8 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
         const hr = req.headers['x-rollout-id'];
         const ha = req.headers['x-attempt-id'];
         if (!scope && typeof hr === 'string' && typeof ha === 'string' && hr && ha) scope = { rolloutId: hr, attemptId: ha };
+        // The OpenAI clients number their retries of one request; a retry may be answered from the store.
+        if (scope && Number(req.headers['x-stainless-retry-count'] ?? 0) > 0) scope = { ...scope, clientRetry: true };
         const abort = new AbortController();
         res.on('close', () => {
           if (!res.writableFinished) abort.abort();

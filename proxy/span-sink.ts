@@ -1,15 +1,15 @@
 // Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
 // POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
 import { fetchJson, HttpError } from '../common/http';
-import { RolloutSeeds, type SeedLease } from './rollout-seed';
+import { RolloutSeeds, type CallPlan } from './rollout-seed';
 import type { Span } from '../store/types';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
   /** Writes the span; with `signal`, keeps trying through transient failures until it aborts. */
   addSpan(span: Span, signal?: AbortSignal): Promise<void>;
-  /** The sampling seed of the attempt's next call (rollout-seed.ts); sinks without it leave the seed alone. */
-  samplingSeed?(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease>;
+  /** The seed of a call, or its recorded answer (rollout-seed.ts); sinks without it leave the seed alone. */
+  planCall?(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan>;
 }
 
 export class StoreSpanSink implements SpanSink {
@@ -24,8 +24,8 @@ export class StoreSpanSink implements SpanSink {
   private readonly timeoutMs: number;
   private readonly seeds: RolloutSeeds;
 
-  samplingSeed(rolloutId: string, attemptId: string, requested?: number): Promise<SeedLease> {
-    return this.seeds.seedFor(rolloutId, attemptId, requested);
+  planCall(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan> {
+    return this.seeds.plan(rolloutId, attemptId, fingerprint, clientRetry);
   }
 
   async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {

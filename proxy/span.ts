@@ -7,6 +7,7 @@ import type { Message } from '../chat';
 import type { ChatCompletion } from './completion';
 import type { PolicySpec } from './policy-spec';
 import type { AttributeValue, Span } from '../store/types';
+import { FINGERPRINT_ATTRIBUTE } from './replay';
 
 export const PROXY_SPAN_NAME = 'litellm_request';
 
@@ -22,6 +23,8 @@ export interface SpanInput {
   policy: PolicySpec | null;
   completion: ChatCompletion | null;
   error: { status: number; message: string } | null;
+  /** requestFingerprint of the request (replay.ts). */
+  fingerprint?: string;
 }
 
 function flattenMessages(prefix: string, messages: { role: string; content: string; tool_calls?: { id?: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[], attrs: Record<string, AttributeValue>): void {
@@ -54,6 +57,7 @@ export function buildSpan(x: SpanInput): Span {
     'gen_ai.request.stream': x.sampling.stream,
   };
   if (x.sampling.seed !== undefined) a['gen_ai.request.seed'] = x.sampling.seed;
+  if (x.fingerprint) a[FINGERPRINT_ATTRIBUTE] = x.fingerprint;
   flattenMessages('gen_ai.prompt', x.messages, a);
   if (x.policy) {
     a['agl.policy.switch_id'] = x.policy.switchId;

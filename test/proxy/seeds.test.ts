@@ -53,3 +53,14 @@ test('calls of one attempt made in parallel, with the same prompt, get different
   const next = await seedOf(rid, aid, 'after');
   assert.ok(!seeds.includes(next), 'the call after them gets a fifth seed');
 });
+
+test('what a call samples does not depend on the order of calls with other prompts', async () => {
+  const seedsIn = async (order: string[]) => {
+    const rollout = await store.startRollout({ task: 'c' }, { metadata: { sampling_seed: 11 } });
+    const seeds = await Promise.all(order.map((p) => seedOf(rollout.rollout_id, rollout.attempt.attempt_id, p)));
+    return Object.fromEntries(order.map((p, i) => [p, seeds[i]]));
+  };
+  const forward = await seedsIn(['alpha', 'beta', 'gamma']);
+  const backward = await seedsIn(['gamma', 'beta', 'alpha']);
+  assert.deepEqual(backward, forward);
+});

@@ -1,0 +1,69 @@
+// The recorded answer of a call is rebuilt from its span exactly as it was sent (the replay a client's retry
+// gets), and the request fingerprint tells identical requests from different ones.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getRenderer, getTokenizer } from '../../chat';
+import { buildCompletion } from '../../proxy/completion';
+import { completionFromSpan, requestFingerprint } from '../../proxy/replay';
+import { parseChatRequest } from '../../proxy/request';
+import { buildSpan } from '../../proxy/span';
+import type { ChatCompletion } from '../../proxy/completion';
+
+const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
+const tokenizer = getTokenizer(MODEL);
+const renderer = getRenderer('qwen3_instruct', tokenizer);
+
+function spanOf(completion: ChatCompletion, n: number) {
+  return buildSpan({
+    rolloutId: 'ro-1', attemptId: 'at-1', sequenceId: 3, startTime: 1000.2, endTime: 1001.7, requestedModel: MODEL,
+    messages: [{ role: 'user', content: 'What is the weather?' }],
+    sampling: { temperature: 0.7, topP: 1, topK: -1, maxTokens: 64, seed: 5, n, stream: false },
+    policy: { switchId: 'p1', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct', sampling: { temperature: 0.7, topP: 1, topK: -1, maxTokens: 64 } },
+    completion, error: null, fingerprint: 'f'.repeat(32),
+  });
+}
+
+test('an answer with text, a tool call, a length cut and a user stop comes back from its span unchanged', () => {
+  const seq = (text: string, stopReason: 'stop' | 'length') => {
+    const tokens = [...tokenizer.encode(text), ...(stopReason === 'stop' ? [tokenizer.encode('<|im_end|>')[0]!] : [])];
+    return { tokens, logprobs: tokens.map((_, i) => -0.25 * (i + 1)), stopReason };
+  };
+  const completion = buildCompletion({
+    id: 'chatcmpl-abc',
+    model: MODEL,
+    created: 1001,
+    promptTokens: tokenizer.encode('<|im_start|>user\nWhat is the weather?<|im_end|>\n<|im_start|>assistant\n'),
+    sequences: [
+      seq('Sunny, 21°C ☀', 'stop'),
+      seq('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', 'stop'),
+      seq('It depends on where', 'length'),
+      seq('Rain. STOP and more', 'length'),
+    ],
+    renderer,
+    userStops: ['STOP'],
+  });
+  assert.equal(completion.choices[1]!.finish_reason, 'tool_calls', 'the fixture really has a tool call');
+  assert.equal(completion.choices[3]!.message.content, 'Rain. ', 'and a user stop');
+  const rebuilt = completionFromSpan(spanOf(completion, 4), tokenizer);
+  assert.deepEqual(rebuilt, completion);
+});
+
+test('a span that failed or lacks the answer gives no replay', () => {
+  const completion = buildCompletion({ id: 'x', model: MODEL, created: 1, promptTokens: [1, 2], sequences: [{ tokens: [3], logprobs: [-1], stopReason: 'length' }], renderer, userStops: [] });
+  const failed = { ...spanOf(completion, 1), status: { status_code: 'ERROR' as const, description: 'boom' } };
+  assert.equal(completionFromSpan(failed, tokenizer), null);
+  const partial = spanOf(completion, 1);
+  delete partial.attributes['agl.completion.0.token_ids'];
+  assert.equal(completionFromSpan(partial, tokenizer), null);
+});
+
+test('the fingerprint follows what is asked, not how the JSON was spelled', () => {
+  const base = { messages: [{ role: 'user', content: 'hi' }], temperature: 0.5 };
+  const fp = (body: unknown) => requestFingerprint(parseChatRequest(body));
+  assert.equal(fp(base), fp({ temperature: 0.5, messages: [{ content: 'hi', role: 'user' }] }));
+  assert.equal(fp(base), fp({ ...base, stream: true }), 'streaming does not change the answer');
+  assert.notEqual(fp(base), fp({ ...base, messages: [{ role: 'user', content: 'hi!' }] }));
+  assert.notEqual(fp(base), fp({ ...base, temperature: 0.6 }));
+  assert.notEqual(fp(base), fp({ ...base, seed: 1 }));
+  assert.notEqual(fp(base), fp({ ...base, n: 2 }));
+});
