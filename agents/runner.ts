@@ -4,7 +4,7 @@
 // it `preparing` forever), and a running attempt heartbeats (`last_heartbeat_time`) so `unresponsive_seconds`
 // works for agents that make no LLM calls for a while.
 import { hostname } from 'node:os';
-import { StoreClient } from '../store/client';
+import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
 import { faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from './llm-endpoint';
@@ -36,6 +36,8 @@ export interface RunnerOptions {
   attemptHeartbeatMs?: number;
   /** Stop after this many rollouts. */
   maxRollouts?: number;
+  /** How long a reward or the final status keeps being retried while the store is unreachable (ms, default 60 s). */
+  reportRetryMs?: number;
   log?: (line: string) => void;
 }
 
@@ -80,6 +82,24 @@ export class AgentRunner<T = Json> {
       function done() { clearTimeout(timer); resolve(); }
       this.wake = done;
     });
+  }
+
+  /**
+   * Repeats an idempotent store call through a store restart (the client's own retries cover a few seconds), so a
+   * finished rollout is not lost, or retried as a dead attempt, because the store was briefly away. The store's
+   * refusals (4xx) are final.
+   */
+  private async persist<R>(call: () => Promise<R>): Promise<R> {
+    const deadline = Date.now() + (this.options.reportRetryMs ?? 60_000);
+    for (let pauseMs = 500; ; pauseMs = Math.min(4_000, pauseMs * 2)) {
+      try {
+        return await call();
+      } catch (err) {
+        const refused = err instanceof StoreHttpError && err.status < 500 && err.status !== 408 && err.status !== 429;
+        if (refused || Date.now() + pauseMs > deadline) throw err;
+        await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    }
   }
 
   private async run(): Promise<void> {
@@ -138,8 +158,10 @@ export class AgentRunner<T = Json> {
       if (!resources) throw new Error(`no resources for rollout ${rid} (resources_id ${rollout.resources_id ?? 'latest'})`);
       await this.client.updateAttempt(rid, aid, { status: 'running', last_heartbeat_time: Date.now() / 1000 });
       const emitReward = async (reward: number) => {
-        const seq = await this.client.getNextSpanSequenceId(rid, aid);
-        await this.client.addSpan(rewardSpan(rid, aid, seq, reward));
+        const seq = await this.persist(() => this.client.getNextSpanSequenceId(rid, aid));
+        // One span, sent until it lands: the store keeps one copy of a span id however often it arrives.
+        const span = rewardSpan(rid, aid, seq, reward);
+        await this.persist(() => this.client.addSpan(span));
       };
       const result = await this.agent(rollout.input as T, {
         llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: this.abort.signal, emitReward,
@@ -154,7 +176,7 @@ export class AgentRunner<T = Json> {
       clearInterval(beat);
     }
     try {
-      await this.client.updateAttempt(rid, aid, { status });
+      await this.persist(() => this.client.updateAttempt(rid, aid, { status }));
       this.stats[status]++;
     } catch (err) {
       this.log(`could not report ${status} for ${rid}/${aid}: ${(err as Error).message}`);

@@ -406,7 +406,7 @@ export class LightningStore {
       config: { ...DEFAULT_ROLLOUT_CONFIG, ...JSON.parse(row.config) } as RolloutConfig,
       attempt: attemptFromRow(row),
     }));
-    const unhealthy = findUnhealthy(running, this.now());
+    const unhealthy = findUnhealthy(running, this.now(), this.startedAt);
     if (unhealthy.length === 0) return 0;
     this.tx(() => {
       for (const u of unhealthy) this.applyAttemptUpdate(u.rollout_id, u.attempt_id, { status: u.status });

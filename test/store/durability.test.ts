@@ -57,3 +57,26 @@ test('acknowledged writes survive kill -9', async () => {
   const first = await s.client.dequeueRollout('after-restart');
   assert.equal(first?.rollout_id, ordered[0]);
 });
+
+test('a store restart does not retire live attempts: silence while it was down is not the runner\'s', async () => {
+  await proc?.stop();
+  let s = await startStore();
+  proc = s.proc;
+  const rollout = await s.client.startRollout('long-task', { workerId: 'w', config: { unresponsive_seconds: 5, max_attempts: 3, retry_condition: ['unresponsive'] } });
+  const { rollout_id: rid } = rollout;
+  const aid = rollout.attempt.attempt_id;
+  await s.client.updateAttempt(rid, aid, { status: 'running', last_heartbeat_time: Date.now() / 1000 });
+  s.proc.kill9();
+  await s.proc.exited;
+  await new Promise((r) => setTimeout(r, 6_000)); // down longer than unresponsive_seconds
+  s = await startStore();
+  proc = s.proc;
+  await new Promise((r) => setTimeout(r, 2_000)); // two watchdog passes after the restart
+  assert.equal((await s.client.getLatestAttempt(rid))?.status, 'running', 'the live attempt keeps running after the restart');
+  await s.client.updateAttempt(rid, aid, { status: 'running', last_heartbeat_time: Date.now() / 1000 });
+  // A runner that really went silent is still noticed.
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && (await s.client.getLatestAttempt(rid))?.status === 'running') await new Promise((r) => setTimeout(r, 250));
+  assert.equal((await s.client.getLatestAttempt(rid))?.status, 'unresponsive');
+  assert.equal((await s.client.getRolloutById(rid))?.status, 'requeuing');
+});

@@ -5,7 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { rewardOf } from '../../agents/reward';
 import { scopedProxyEndpoint } from '../../agents/llm-endpoint';
 import { startRunners } from '../../agents/runner';
-import { LLM_RESOURCES, startTestStore, type TestStore } from './helpers';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { startStoreServer } from '../../store/server';
+import { LLM_RESOURCES, sleep, startTestStore, type TestStore } from './helpers';
 
 describe('runner library', () => {
   let t: TestStore;
@@ -53,5 +56,41 @@ describe('runner library', () => {
     const group = startRunners(1, () => 1, { storeUrl: t.server.url, pollIntervalMs: 50, log: () => {}, maxRollouts: 1 });
     await group.done;
     assert.equal((await t.client.getRolloutById(r.rollout_id))?.status, 'failed');
+  });
+});
+
+describe('runner across a store outage', () => {
+  test('a reward and status that finish while the store is down land once it is back; no attempt is wasted', { timeout: 60_000 }, async () => {
+    const t = await startTestStore();
+    const port = Number(new URL(t.server.url).port);
+    const dbPath = path.join(t.dir, 'store.sqlite');
+    let server = t.server;
+    try {
+      await t.client.addResources(LLM_RESOURCES);
+      const rollout = await t.client.enqueueRollout('outage', { config: { max_attempts: 3, retry_condition: ['failed', 'unresponsive'] } });
+      let started!: () => void;
+      const agentStarted = new Promise<void>((r) => (started = r));
+      let finish!: () => void;
+      const agentMayFinish = new Promise<void>((r) => (finish = r));
+      const group = startRunners<string>(1, async () => {
+        started();
+        await agentMayFinish;
+        return 0.7;
+      }, { storeUrl: t.server.url, pollIntervalMs: 50, log: () => {}, workerId: 'outage-runner' });
+      await agentStarted;
+      await server.close();
+      finish(); // the agent is done while the store is away
+      await sleep(6_000); // longer than the store client's own retries (about 4 s)
+      server = await startStoreServer({ dbPath, port, log: () => {} });
+      const [done] = await t.client.waitForAllRollouts([rollout.rollout_id], 30);
+      await group.stop();
+      assert.equal(done?.status, 'succeeded');
+      const spans = (await t.client.querySpans(rollout.rollout_id, 'latest')).items;
+      assert.deepEqual(spans.map(rewardOf).filter((x) => x !== null), [0.7]);
+      assert.equal((await t.client.queryAttempts(rollout.rollout_id)).total, 1, 'the first attempt finished it');
+    } finally {
+      await server.close();
+      rmSync(t.dir, { recursive: true, force: true });
+    }
   });
 });
