@@ -1,7 +1,7 @@
 // checkpoints.jsonl and metrics.jsonl rows, each written once whatever the number of retries.
 import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
-import { appendJsonl, appendJsonlOnce, runPaths } from './run-files';
+import { appendJsonl, appendJsonlOnce, readJsonl, runPaths } from './run-files';
 import { faultPoint } from '../common/fault-points';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
@@ -13,9 +13,13 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
   return policy.statePath;
 }
 
-/** {"step": step, ...metrics} as the cookbook's JsonLogger; trace events go with the first write of a step. */
+/**
+ * {"step": step, ...metrics} as the cookbook's JsonLogger. The step's trace events go first, each unless already
+ * there, so a crash between the two writes leaves a retry something to finish rather than a step without a trace.
+ */
 export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void> {
   const paths = runPaths(settings.logPath);
-  const wrote = appendJsonlOnce(paths.metrics, 'step', { step, ...metrics });
-  if (wrote) for (const e of traceEvents) appendJsonl(paths.trace, e);
+  const present = new Set(readJsonl(paths.trace).map((e) => JSON.stringify(e)));
+  for (const e of traceEvents) if (!present.has(JSON.stringify(e))) appendJsonl(paths.trace, e);
+  appendJsonlOnce(paths.metrics, 'step', { step, ...metrics });
 }
