@@ -84,7 +84,7 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
   let plan: CallPlan | null = null;
   if (scope && o.sink?.planCall) {
     try {
-      plan = await o.sink.planCall(scope.rolloutId, scope.attemptId, fingerprint, scope.clientRetry === true);
+      plan = await o.sink.planCall(scope.rolloutId, scope.attemptId, fingerprint, scope.clientRetry === true, AbortSignal.any([clientSignal, timeoutSignal]));
     } catch (err) {
       throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
     }

@@ -59,8 +59,11 @@ export class RolloutSeeds {
       .sort((x, y) => x.sequence_id - y.sequence_id);
   }
 
-  async plan(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan> {
+  async plan(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan> {
     const key = `${rolloutId}/${attemptId}/${fingerprint}`;
+    // A client that gave up waiting retries while its first try still runs here: let that finish, then answer
+    // with what it recorded rather than sampling a second answer beside it.
+    while (clientRetry && (this.inFlight.get(key) ?? 0) > 0 && !signal?.aborted) await new Promise((r) => setTimeout(r, 100));
     // Counted before the store is asked: a parallel twin that records its span meanwhile is then counted twice,
     // which skips an index but never repeats one.
     const parallel = this.inFlight.get(key) ?? 0;

@@ -9,7 +9,7 @@ export interface SpanSink {
   /** Writes the span; with `signal`, keeps trying through transient failures until it aborts. */
   addSpan(span: Span, signal?: AbortSignal): Promise<void>;
   /** The seed of a call, or its recorded answer (rollout-seed.ts); sinks without it leave the seed alone. */
-  planCall?(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan>;
+  planCall?(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan>;
 }
 
 export class StoreSpanSink implements SpanSink {
@@ -24,8 +24,8 @@ export class StoreSpanSink implements SpanSink {
   private readonly timeoutMs: number;
   private readonly seeds: RolloutSeeds;
 
-  planCall(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean): Promise<CallPlan> {
-    return this.seeds.plan(rolloutId, attemptId, fingerprint, clientRetry);
+  planCall(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan> {
+    return this.seeds.plan(rolloutId, attemptId, fingerprint, clientRetry, signal);
   }
 
   async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {

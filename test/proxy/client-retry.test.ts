@@ -83,3 +83,24 @@ test('without the retry mark, or with another body, a call samples afresh', asyn
   assert.equal(retried.headers.get('x-agl-sequence-id'), again.headers.get('x-agl-sequence-id'));
   assert.equal((await answered(rollout.rollout_id)).length, 3);
 });
+
+test('a retry sent while the first try is still sampling waits for it and gets its answer', async () => {
+  let calls = 0;
+  const slow = await startHarness({ withStore: true, delayMs: 1500, script: () => `slow answer ${++calls}` });
+  try {
+    const slowStore = new StoreClient(slow.store!.url, { retryDelaysMs: [50], token: '' });
+    const rollout = await slowStore.startRollout({ task: 'impatient' });
+    const url = `${slow.proxy.url}/rollout/${rollout.rollout_id}/attempt/${rollout.attempt.attempt_id}/v1/chat/completions`;
+    const body = { messages: [{ role: 'user', content: 'Take your time' }] };
+    const first = post(url, body); // the client stops waiting for this one...
+    await new Promise((r) => setTimeout(r, 300));
+    const retry = await post(url, body, { 'x-stainless-retry-count': '1' }); // ...and asks again
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.json.id, (await first).json.id);
+    assert.equal(calls, 1, 'sampled once');
+    const spans = (await slowStore.querySpans(rollout.rollout_id)).items.filter((s) => s.name === 'litellm_request');
+    assert.equal(spans.length, 1);
+  } finally {
+    await slow.close();
+  }
+});
