@@ -2,7 +2,7 @@ import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { withHeartbeats } from './keep-alive';
 import { exclusivelyFor, markAt } from './policy-client';
 import { tinkerFor } from './services';
-import { readStepRecord, writeStepRecord } from './step-records';
+import { commitStepRecord, readStepRecord } from './step-records';
 
 const INITIAL = 'initial';
 
@@ -31,6 +31,5 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
-  writeStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } });
-  return state;
+  return commitStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } }).state;
 }

@@ -1,7 +1,7 @@
 // checkpoints.jsonl and metrics.jsonl rows, each written once whatever the number of retries.
 import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
-import { appendJsonl, appendJsonlOnce, readJsonl, runPaths } from './run-files';
+import { appendJsonl, appendJsonlOnce, readJsonl, runPaths, withRunDirLock } from './run-files';
 import { faultPoint } from '../common/fault-points';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
@@ -9,7 +9,8 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
   const row: Record<string, unknown> = { name, batch, state_path: policy.statePath, sampler_path: policy.samplerPath };
   if (final) row.final = true;
   faultPoint('checkpoint.before_record', { run: settings.runName, batch });
-  appendJsonlOnce(runPaths(settings.logPath).checkpoints, 'name', row);
+  const paths = runPaths(settings.logPath);
+  await withRunDirLock(paths.dir, () => appendJsonlOnce(paths.checkpoints, 'name', row));
   return policy.statePath;
 }
 
@@ -19,7 +20,9 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
  */
 export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void> {
   const paths = runPaths(settings.logPath);
-  const present = new Set(readJsonl(paths.trace).map((e) => JSON.stringify(e)));
-  for (const e of traceEvents) if (!present.has(JSON.stringify(e))) appendJsonl(paths.trace, e);
-  appendJsonlOnce(paths.metrics, 'step', { step, ...metrics });
+  await withRunDirLock(paths.dir, () => {
+    const present = new Set(readJsonl(paths.trace).map((e) => JSON.stringify(e)));
+    for (const e of traceEvents) if (!present.has(JSON.stringify(e))) appendJsonl(paths.trace, e);
+    appendJsonlOnce(paths.metrics, 'step', { step, ...metrics });
+  });
 }

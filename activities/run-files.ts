@@ -3,6 +3,7 @@
 // trace_events.jsonl. Writes are idempotent, so a retried activity never duplicates a row.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import path from 'node:path';
+import { lock } from 'proper-lockfile';
 import { pyJsonDumps } from '../chat/py-json';
 
 export interface RunPaths {
@@ -77,6 +78,33 @@ export function appendJsonlOnce(file: string, key: string, row: Record<string, u
   if (readJsonl(file).some((r) => r[key] === row[key])) return false;
   appendJsonl(file, row);
   return true;
+}
+
+// A lock held by a process killed with it is taken over once it has not been refreshed for this long.
+const LOCK_STALE_MS = 5_000;
+
+/**
+ * Runs `fn` while holding the run directory's write lock, which works across processes and machines sharing the
+ * directory. Temporal may run a retry on another worker while a stale attempt is still alive; without the lock
+ * both could find a row missing and both append it.
+ */
+export async function withRunDirLock<T>(dir: string, fn: () => T): Promise<T> {
+  mkdirSync(dir, { recursive: true });
+  const release = await lock(dir, {
+    lockfilePath: path.join(dir, '.write.lock'),
+    realpath: false,
+    stale: LOCK_STALE_MS,
+    update: LOCK_STALE_MS / 5,
+    // Long enough to outwait a lock left by a killed process.
+    retries: { retries: 60, factor: 1.5, minTimeout: 20, maxTimeout: 500 },
+    // The default throws from a timer, which would crash the worker; the write it guards is milliseconds long.
+    onCompromised: (e) => console.warn(`run directory lock ${dir} compromised: ${e.message}`),
+  });
+  try {
+    return fn();
+  } finally {
+    await release().catch(() => undefined);
+  }
 }
 
 /** Writes a whole file atomically (temp file + rename), so readers never see half of it. */

@@ -13,7 +13,7 @@ import {
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
 import { exclusivelyFor, markAt, markDirty, trainingClientAt } from './policy-client';
 import { storeFor, tinkerFor } from './services';
-import { readStepRecord, writeStepRecord } from './step-records';
+import { commitStepRecord, readStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
 import { faultPoint } from '../common/fault-points';
 
@@ -56,8 +56,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   if (prepared.skip) {
     // Nothing to learn from: the policy stays as it is (the seed would crash here instead).
     const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true };
-    writeStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
-    return result;
+    return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
   }
 
   let data: Datum[] = prepared.data;
@@ -107,6 +106,5 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   }
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
-  writeStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
-  return result;
+  return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
 }
