@@ -53,6 +53,13 @@ export function announceListening(name: string, host: string, port: number): voi
   process.stdout.write(`${name} listening on http://${shown}:${port}\n`);
 }
 
+/** On SIGTERM or SIGINT: runs `close` (stop accepting, finish what is in flight), then exits 0. */
+export function exitOnSignal(close: () => Promise<unknown>): void {
+  const shutdown = () => void close().finally(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
 /** Runs a service's main, turning a UsageError into exit code 2 with its message. */
 export function runMain(main: () => Promise<void>): void {
   main().catch((err: unknown) => {

@@ -8,7 +8,7 @@
 //   --data DIR (PROXY_DATA, default .data/proxy)  the last switched policy is kept in DIR/policy.json and
 //                                      resumed on restart (it takes precedence over --model)
 // AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need.
-import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import path from 'node:path';
 import { loadPolicy, savePolicy } from './policy-file';
 import { parsePolicySpec } from './policy-spec';
@@ -97,12 +97,6 @@ runMain(async () => {
   void applyInitial(proxy.policies, initial, log);
   if (!v.store) log('no --store: rollout-scoped calls are served but record no spans');
   announceListening('proxy', args.host, proxy.port);
-  // SIGTERM/SIGINT: stop accepting calls, let in-flight ones finish (up to 10 s), exit.
-  const shutdown = () =>
-    void proxy
-      .close(10_000)
-      .then(() => factory.close())
-      .then(() => process.exit(0));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  // In-flight calls get up to 10 s to finish.
+  exitOnSignal(() => proxy.close(10_000).then(() => factory.close()));
 });

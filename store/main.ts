@@ -3,7 +3,7 @@
 // --sync full|normal (STORE_SYNC). AGL_STORE_TOKEN, when set, is the bearer token every request must carry.
 import path from 'node:path';
 import { warnIfOpen } from '../common/access';
-import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import { startStoreServer } from './server';
 
 runMain(async () => {
@@ -25,7 +25,5 @@ runMain(async () => {
   });
   warnIfOpen('store', args.host, process.env.AGL_STORE_TOKEN || undefined, 'AGL_STORE_TOKEN');
   announceListening('store', args.host, server.port);
-  const shutdown = () => void server.close().then(() => process.exit(0));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  exitOnSignal(() => server.close());
 });

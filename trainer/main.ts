@@ -3,7 +3,7 @@
 // use and cached under <data>/base-models; checkpoints live under <data>/runs. `--engine bigram` swaps in
 // the bigram stand-in (trainer/server/bigram-engine.ts) for fast protocol-only tests.
 import { warnIfOpen } from '../common/access';
-import { announceListening, parseServiceArgs, runMain, UsageError } from '../common/service-args';
+import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import type { Engine } from './engine';
 import { createBigramEngine } from './server/bigram-engine';
 import { startTrainerServer } from './server/server';
@@ -34,7 +34,5 @@ runMain(async () => {
   });
   warnIfOpen('trainer', args.host, process.env.AGL_TRAINER_TOKEN || undefined, 'AGL_TRAINER_TOKEN');
   announceListening('trainer', args.host, server.port);
-  const shutdown = () => void server.close().then(() => process.exit(0));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  exitOnSignal(() => server.close());
 });
