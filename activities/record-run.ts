@@ -8,9 +8,11 @@ import { faultPoint } from '../common/fault-points';
 export async function saveCheckpoint(settings: RunSettings, name: string, batch: number, policy: PolicyState, final: boolean): Promise<string> {
   const row: Record<string, unknown> = { name, batch, state_path: policy.statePath, sampler_path: policy.samplerPath };
   if (final) row.final = true;
-  faultPoint('checkpoint.before_record', { run: settings.runName, batch });
   const paths = runPaths(settings.logPath);
-  await withRunDirLock(paths.dir, () => appendJsonlOnce(paths.checkpoints, 'name', row));
+  await withRunDirLock(paths.dir, () => {
+    faultPoint('checkpoint.before_record', { run: settings.runName, batch });
+    appendJsonlOnce(paths.checkpoints, 'name', row);
+  });
   return policy.statePath;
 }
 

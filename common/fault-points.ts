@@ -12,7 +12,7 @@ export const FAULT_POINTS = [
   'train.after_forward_backward',
   /** trainStep, after the new state is saved on the trainer and before the commit record is written. */
   'train.after_save_state',
-  /** saveCheckpoint, before its checkpoints.jsonl row is written. */
+  /** saveCheckpoint, holding the run directory's write lock, before its checkpoints.jsonl row is written. */
   'checkpoint.before_record',
   /** collectRollouts, once the batch's rollouts are enqueued and being worked on. */
   'rollouts.waiting',
