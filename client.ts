@@ -7,7 +7,7 @@ import { loadRunConfigFile } from './config/load';
 import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
-import { pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import { checkpoint, pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
 import { progressLine } from './cli/progress-format';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
@@ -19,6 +19,7 @@ commands:
   watch <run>            follow the run live until it ends
   pause <run>            hold the run before its next batch
   resume <run>           let a paused run go on
+  checkpoint <run>       record a checkpoint of the latest trained policy now (a checkpoints.jsonl row)
   stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly
   list                   training runs known to Temporal
   ping                   run a health-check workflow on the worker
@@ -87,6 +88,18 @@ async function main(): Promise<void> {
       const h = runHandle(await connect(settings), needRun());
       await (command === 'pause' ? pause(h) : resume(h));
       process.stdout.write(`${command}d ${h.workflowId}\n`);
+      link(h.workflowId);
+      return;
+    }
+    case 'checkpoint': {
+      const h = runHandle(await connect(settings), needRun());
+      const r = await checkpoint(h);
+      if ('refused' in r) {
+        process.stderr.write(`checkpoint refused: ${r.refused}\n`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`checkpoint ${r.name} (after ${r.batch} batches): ${r.statePath}\n`);
+      }
       link(h.workflowId);
       return;
     }

@@ -1,10 +1,10 @@
 // What the client can do with a run, as plain functions (client.ts and the dev launcher share them).
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { RunConfig } from '../config/run-config';
 import { runNameOf } from '../config/run-config';
-import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
-import type { Progress, TrainingRunResult } from '../workflows/run-types';
+import { checkpointUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
+import type { CheckpointSaved, Progress, TrainingRunResult } from '../workflows/run-types';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine } from './progress-format';
 
@@ -59,6 +59,16 @@ export async function status(handle: WorkflowHandle<typeof trainingRun>): Promis
 export const pause = (h: WorkflowHandle<typeof trainingRun>) => h.signal(pauseSignal);
 export const resume = (h: WorkflowHandle<typeof trainingRun>) => h.signal(resumeSignal);
 export const stop = (h: WorkflowHandle<typeof trainingRun>, reason: string) => h.executeUpdate(stopUpdate, { args: [{ reason }] });
+
+/** Records a checkpoint of the latest policy now; a refusal (no policy yet, run stopping) comes back as its reason. */
+export async function checkpoint(h: WorkflowHandle<typeof trainingRun>): Promise<CheckpointSaved | { refused: string }> {
+  try {
+    return await h.executeUpdate(checkpointUpdate);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) return { refused: err.cause?.message ?? err.message };
+    throw err;
+  }
+}
 
 /**
  * Follows a run until it ends: in a terminal one line redrawn in place, otherwise a plain line whenever the

@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   if (files.length === 0) throw new Error('no test files found');
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=1', ...files.map((f) => path.relative(ROOT, f))],
+    // A test that hangs (a held activity never released, say) fails after 15 minutes instead of stalling CI;
+    // the slowest test, the chaos suite, takes about 3.
+    ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000', ...files.map((f) => path.relative(ROOT, f))],
     { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path } },
   );
   process.exit(result.status ?? 1);

@@ -101,6 +101,15 @@ export interface Progress {
   secondsPerBatch: number | null;
 }
 
+/** The checkpoints.jsonl row a `checkpoint` update recorded. */
+export interface CheckpointSaved {
+  name: string;
+  /** Batches whose optimizer steps the checkpoint includes. */
+  batch: number;
+  statePath: string;
+  samplerPath: string;
+}
+
 export interface StopRequest {
   reason?: string;
 }

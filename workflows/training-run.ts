@@ -18,8 +18,8 @@ import {
 } from '@temporalio/workflow';
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import type { RunConfigInput } from '../config/run-config';
-import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
-import type { CarriedState, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
+import { checkpointUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
+import type { CarriedState, CheckpointSaved, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
 import { BATCH, EVAL_REWARD, MODEL_NAME, PHASE, RUN_NAME, TRAIN_REWARD } from './search-attributes';
 
 // Quick bookkeeping: retried until it works, each attempt short.
@@ -108,6 +108,26 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     return { stoppedAfterBatch: batch, finalCheckpoint };
   });
 
+  // Set once the config is validated: what the checkpoint update needs to write a row.
+  let recorder: { settings: RunSettings; saveCheckpoint: TrainingActivities['saveCheckpoint'] } | undefined;
+  setHandler(
+    checkpointUpdate,
+    async (): Promise<CheckpointSaved> => {
+      const at = policy!;
+      const name = checkpointName(at.step);
+      log.info('checkpoint requested', { name });
+      await recorder!.saveCheckpoint(recorder!.settings, name, at.step, at, false);
+      return { name, batch: at.step, statePath: at.statePath, samplerPath: at.samplerPath };
+    },
+    {
+      // Rejected updates leave no trace in history.
+      validator: () => {
+        if (!policy || !recorder) throw new Error('the run has no trained policy yet: try again once its first batch has started');
+        if (stopRequested || stopped) throw new Error('the run is stopping or has ended: its final checkpoint holds the latest policy');
+      },
+    },
+  );
+
   const setPhase = (p: Phase) => {
     phase = p;
     upsertSearchAttributes([{ key: PHASE, value: p }]);
@@ -130,6 +150,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
   const { bookkeeping, trainer, rollouts } = activityStubs(settings.activityHeartbeatTimeoutSeconds);
   runName = settings.runName;
   numBatches = prepared.numBatches;
+  recorder = { settings, saveCheckpoint: bookkeeping.saveCheckpoint };
   upsertSearchAttributes([
     { key: RUN_NAME, value: runName },
     { key: MODEL_NAME, value: settings.modelName },

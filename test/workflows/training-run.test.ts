@@ -12,6 +12,7 @@ import { fakeTrainingActivities, type Recorder } from './fake-training-activitie
 import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
 import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
+import { checkpoint } from '../../cli/run-commands';
 
 let env: TestWorkflowEnvironment | undefined;
 before(async () => {
@@ -140,5 +141,37 @@ test('stop finishes the batch in flight, saves a final checkpoint and ends clean
     assert.deepEqual(rec.loggedSteps, [0, 1], 'the batch in flight was finished and logged');
     assert.deepEqual(rec.checkpoints, [{ name: '000002', batch: 2, final: true }]);
     assert.ok(!rec.calls.includes('collect:2'), 'no batch started after the stop');
+  });
+});
+
+test('the checkpoint update records the latest policy at once; refused once a stop is pending', async () => {
+  const rec = newRecorder();
+  let release!: () => void;
+  let entered!: () => void;
+  const inBatch1 = new Promise<void>((r) => (entered = r));
+  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  await withWorker(rec, 6, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 4 }) }] });
+    await inBatch1;
+    // Batch 0 is trained, batch 1 is collecting: the latest policy is step 1, saved while the batch waits.
+    const saved = await checkpoint(handle);
+    assert.deepEqual(saved, { name: '000001', batch: 1, statePath: 'tinker://m1/weights/1', samplerPath: 'tinker://m1/sampler_weights/1' });
+    assert.deepEqual(rec.checkpoints, [{ name: '000001', batch: 1, final: false }]);
+    assert.ok(!rec.calls.includes('train:1:1'), 'saved without waiting for the batch in flight');
+    const stopping = handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
+    await until(async () => (await handle.query(progressQuery)).stopRequested, 'stopRequested');
+    try {
+      const refused = await checkpoint(handle);
+      assert.ok('refused' in refused && /stopping/.test(refused.refused), JSON.stringify(refused));
+    } finally {
+      release(); // else the worker would wait on the held batch forever
+    }
+    assert.deepEqual(await stopping, { stoppedAfterBatch: 2, finalCheckpoint: '000002' });
+    assert.deepEqual(rec.checkpoints.map((c) => c.name), ['000001', '000002'], 'the refused update wrote nothing');
+    // A history with both updates in it, for the replay test.
+    if (process.env.AGL_RECORD_HISTORIES) {
+      await handle.result();
+      writeFileSync(path.join(__dirname, 'histories', 'training-run-checkpoint-stop.json'), historyToJSON(await handle.fetchHistory()));
+    }
   });
 });
