@@ -12,6 +12,8 @@ export interface Recorder {
   loggedSteps: number[];
   /** Awaited inside collectRollouts of the given batch, to hold a run mid-batch. */
   gate?: { batch: number; wait: Promise<void>; entered: () => void };
+  /** Awaited inside collectRollouts of every batch, when given. */
+  hold?: (batch: number) => Promise<void>;
 }
 
 export function fakeTrainingActivities(rec: Recorder, numBatches: number): TrainingActivities {
@@ -46,6 +48,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
         rec.gate.entered();
         await rec.gate.wait;
       }
+      await rec.hold?.(batch);
       return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
     async trainStep(_s, batch, _c, policy): Promise<TrainStepResult> {

@@ -1,0 +1,107 @@
+// What README's "the same with the Temporal CLI alone" section promises, run with the real `temporal` binary: start
+// a run from the example config file as it is, query its progress, pause and resume it, ask for a checkpoint and
+// stop it, all from the command line. The activities are the recording stand-ins; the workflow is the real one.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { provisionTemporalCli } from '../../dev/temporal-cli';
+import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..');
+let env: TestWorkflowEnvironment | undefined;
+let cli = '';
+
+before(async () => {
+  env = await startTestTemporal();
+  cli = (await provisionTemporalCli(() => {})).path;
+});
+after(async () => {
+  await env?.teardown();
+});
+
+/** Runs `temporal <args> --address <test server>` and returns its stdout. */
+async function temporal(...args: string[]): Promise<string> {
+  const { stdout } = await run(cli, [...args, '--address', env!.address], { cwd: ROOT, timeout: 60_000 });
+  return stdout;
+}
+
+async function progress(workflowId: string): Promise<Record<string, unknown>> {
+  const out = JSON.parse(await temporal('workflow', 'query', '-w', workflowId, '--name', 'progress', '--output', 'json'));
+  return (out.queryResult as Record<string, unknown>[])[0]!;
+}
+
+function latch(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function until(pred: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('start, query, pause, resume, checkpoint and stop a run with the temporal CLI', async () => {
+  // Batches 1 and 3 wait in collectRollouts until the test lets them go.
+  const held = new Map([1, 3].map((b) => [b, latch()]));
+  const entered = new Map([1, 3].map((b) => [b, latch()]));
+  const release = (b: number) => held.get(b)!.resolve();
+  const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [] };
+  rec.hold = async (batch) => {
+    entered.get(batch)?.resolve();
+    await held.get(batch)?.promise;
+  };
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `agl-run-cli-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env!.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: fakeTrainingActivities(rec, 6),
+  });
+  await worker.runUntil(async () => {
+    try {
+      await temporal('workflow', 'start', '--type', 'trainingRun', '--task-queue', taskQueue, '--workflow-id', workflowId,
+        '--input-file', 'agents/examples/hello.run.json');
+      await entered.get(1)!.promise;
+      const p = await progress(workflowId);
+      assert.equal(p.runName, 'hello-cli', 'the config file went in as it is and was read by the workflow');
+      assert.equal(p.phase, 'collecting rollouts');
+      assert.equal(p.numBatches, 6);
+
+      await temporal('workflow', 'signal', '-w', workflowId, '--name', 'pause');
+      const saved = JSON.parse(await temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'checkpoint', '--output', 'json'));
+      assert.deepEqual(saved.result, { name: '000001', batch: 1, statePath: 'tinker://m1/weights/1', samplerPath: 'tinker://m1/sampler_weights/1' });
+      release(1);
+      await until(async () => (await progress(workflowId)).phase === 'paused', 'the paused phase');
+      assert.equal((await progress(workflowId)).batch, 2, 'paused after batch 1');
+      await temporal('workflow', 'signal', '-w', workflowId, '--name', 'resume');
+      await entered.get(3)!.promise; // batch 2 ran after the resume
+
+      const stopping = temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'stop', '--input', '{"reason":"manual"}', '--output', 'json');
+      await until(async () => (await progress(workflowId)).stopRequested === true, 'the stop to arrive');
+      release(3);
+      const stopped = JSON.parse(await stopping);
+      assert.deepEqual(stopped.result, { stoppedAfterBatch: 4, finalCheckpoint: '000004' });
+      const described = JSON.parse(await temporal('workflow', 'describe', '-w', workflowId, '--output', 'json'));
+      assert.equal(described.workflowExecutionInfo.status, 'WORKFLOW_EXECUTION_STATUS_COMPLETED');
+      const listed = await temporal('workflow', 'list', '--query', `WorkflowType="trainingRun" AND AglRunName="hello-cli"`, '--output', 'json');
+      assert.ok(listed.includes(workflowId), 'found by its search attribute');
+    } finally {
+      for (const h of held.values()) h.resolve();
+    }
+  });
+  assert.deepEqual(rec.checkpoints[0], { name: '000001', batch: 1, final: false });
+  assert.deepEqual(rec.checkpoints.at(-1), { name: '000004', batch: 4, final: true }, 'stop saved a final checkpoint');
+  assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3]);
+});
