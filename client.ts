@@ -7,7 +7,8 @@ import { loadRunConfigFile } from './config/load';
 import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
-import { checkpoint, pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import { checkpoint, configure, parseAssignments, pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
@@ -20,6 +21,8 @@ commands:
   pause <run>            hold the run before its next batch
   resume <run>           let a paused run go on
   checkpoint <run>       record a checkpoint of the latest trained policy now (a checkpoints.jsonl row)
+  configure <run> k=v..  change learningRate, evalEvery, saveEvery, trainTemperature or evalTemperature
+                         from the next batch on (e.g. configure hello learningRate=0.001 evalEvery=10)
   stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly
   list                   training runs known to Temporal
   ping                   run a health-check workflow on the worker
@@ -99,6 +102,24 @@ async function main(): Promise<void> {
         process.exitCode = 1;
       } else {
         process.stdout.write(`checkpoint ${r.name} (after ${r.batch} batches): ${r.statePath}\n`);
+      }
+      link(h.workflowId);
+      return;
+    }
+    case 'configure': {
+      const h = runHandle(await connect(settings), needRun());
+      let changes: Record<string, unknown>;
+      try {
+        changes = parseAssignments(rest.slice(1));
+      } catch (err) {
+        throw new UsageError(`configure: ${(err as Error).message}\n${USAGE}`);
+      }
+      const r = await configure(h, changes as RunChanges);
+      if ('refused' in r) {
+        process.stderr.write(`configure refused: ${r.refused}\n`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}\n`);
       }
       link(h.workflowId);
       return;

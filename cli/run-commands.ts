@@ -3,8 +3,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { RunConfig } from '../config/run-config';
 import { runNameOf } from '../config/run-config';
-import { checkpointUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
-import type { CheckpointSaved, Progress, TrainingRunResult } from '../workflows/run-types';
+import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
+import type { CheckpointSaved, ConfigureResult, Progress, TrainingRunResult } from '../workflows/run-types';
+import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine } from './progress-format';
 
@@ -60,14 +61,39 @@ export const pause = (h: WorkflowHandle<typeof trainingRun>) => h.signal(pauseSi
 export const resume = (h: WorkflowHandle<typeof trainingRun>) => h.signal(resumeSignal);
 export const stop = (h: WorkflowHandle<typeof trainingRun>, reason: string) => h.executeUpdate(stopUpdate, { args: [{ reason }] });
 
-/** Records a checkpoint of the latest policy now; a refusal (no policy yet, run stopping) comes back as its reason. */
-export async function checkpoint(h: WorkflowHandle<typeof trainingRun>): Promise<CheckpointSaved | { refused: string }> {
+/** An update's reply, or the reason the workflow refused it. */
+async function refusable<T>(send: () => Promise<T>): Promise<T | { refused: string }> {
   try {
-    return await h.executeUpdate(checkpointUpdate);
+    return await send();
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) return { refused: err.cause?.message ?? err.message };
     throw err;
   }
+}
+
+/** Records a checkpoint of the latest policy now (refused before the policy exists or once stopping). */
+export const checkpoint = (h: WorkflowHandle<typeof trainingRun>) => refusable<CheckpointSaved>(() => h.executeUpdate(checkpointUpdate));
+
+/** Changes settings from the next batch (refused, changing nothing, when a value is bad). */
+export const configure = (h: WorkflowHandle<typeof trainingRun>, changes: RunChanges) =>
+  refusable<ConfigureResult>(() => h.executeUpdate(configureUpdate, { args: [changes] }));
+
+/** `key=value` words as a changes object; values are JSON (numbers), so the workflow checks their types. */
+export function parseAssignments(words: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const w of words) {
+    const eq = w.indexOf('=');
+    if (eq <= 0) throw new Error(`expected key=value, got ${JSON.stringify(w)}`);
+    const raw = w.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      /* kept as text; the workflow names the field */
+    }
+    out[w.slice(0, eq)] = value;
+  }
+  return out;
 }
 
 /**

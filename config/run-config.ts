@@ -3,6 +3,7 @@
 // Unknown keys are errors, so a typo never falls back to a default silently.
 import os from 'node:os';
 import { z } from 'zod';
+import { EveryBatches, LearningRate, Temperature } from './run-changes';
 
 const expandHome = (p: string) => (p === '~' ? os.homedir() : p.startsWith('~/') ? os.homedir() + p.slice(1) : p);
 
@@ -28,7 +29,7 @@ export const DatasetBuilderSchema = z.strictObject({
 
 export const RunConfigSchema = z
   .strictObject({
-    learningRate: z.number().positive(),
+    learningRate: LearningRate,
     datasetBuilder: DatasetBuilderSchema,
     modelName: z.string().min(1),
     rendererName: z.string().min(1),
@@ -38,8 +39,8 @@ export const RunConfigSchema = z
     klPenaltyCoef: z.number().min(0).default(0),
     klDiscountFactor: probability.default(0),
     maxTokens: z.number().int().min(1).default(2048),
-    trainTemperature: z.number().min(0).max(2).default(1),
-    evalTemperature: z.number().min(0).max(2).default(1),
+    trainTemperature: Temperature.default(1),
+    evalTemperature: Temperature.default(1),
     topK: z.number().int().min(-1).default(-1),
     topP: z.number().gt(0).max(1).default(1),
     storeAddress: z.url().default('http://localhost:4747'),
@@ -57,8 +58,8 @@ export const RunConfigSchema = z
     baseUrl: z.url().nullable().default(null),
     enableTrace: z.boolean().default(false),
     removeConstantRewardGroups: z.boolean().default(false),
-    evalEvery: z.number().int().min(0).default(20),
-    saveEvery: z.number().int().min(0).default(20),
+    evalEvery: EveryBatches.default(20),
+    saveEvery: EveryBatches.default(20),
     loadCheckpointPath: z.string().min(1).nullable().default(null),
 
     // ours

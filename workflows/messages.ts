@@ -1,7 +1,8 @@
-// The ways to steer a running training run: signals to pause and resume, updates to stop cleanly and to save a
-// checkpoint now, a query for progress. Names are what `temporal workflow signal/update/query --name ...` takes.
+// The ways to steer a running training run: signals to pause and resume, updates to stop cleanly, to save a
+// checkpoint now and to change settings from the next batch, a query for progress. Names are what `temporal workflow signal/update/query --name ...` takes.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CheckpointSaved, Progress, StopRequest } from './run-types';
+import type { RunChanges } from '../config/run-changes';
+import type { CheckpointSaved, ConfigureResult, Progress, StopRequest } from './run-types';
 
 export const pauseSignal = defineSignal<[]>('pause');
 export const resumeSignal = defineSignal<[]>('resume');
@@ -12,4 +13,9 @@ export const stopUpdate = defineUpdate<{ stoppedAfterBatch: number; finalCheckpo
  * checkpoints.jsonl named after its step, as the periodic one would be. Rejected before the policy exists.
  */
 export const checkpointUpdate = defineUpdate<CheckpointSaved, []>('checkpoint');
+/**
+ * Changes learningRate, evalEvery, saveEvery, trainTemperature or evalTemperature from the next batch to start on
+ * (kept across continue-as-new). Checked as the run config is; a bad value is refused and changes nothing.
+ */
+export const configureUpdate = defineUpdate<ConfigureResult, [RunChanges]>('configure');
 export const progressQuery = defineQuery<Progress>('progress');

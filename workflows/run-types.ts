@@ -1,5 +1,6 @@
 // Plain data shared by the training workflow, its activities and the client. Kept small: everything here
 // travels through Temporal history.
+import type { RunChanges } from '../config/run-changes';
 import type { RunConfig, RunConfigInput } from '../config/run-config';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
@@ -67,6 +68,8 @@ export interface CarriedState {
   paused: boolean;
   lastMetrics: Metrics;
   startedAtMs: number;
+  /** Settings changed by `configure` updates, applied over the config. */
+  changes?: RunChanges;
 }
 
 export interface TrainingRunInput {
@@ -99,6 +102,8 @@ export interface Progress {
   batchStartedAtMs: number;
   /** Mean seconds per completed batch in this run so far. */
   secondsPerBatch: number | null;
+  /** Settings changed by `configure` updates (in force from the next batch to start). */
+  changes: RunChanges;
 }
 
 /** The checkpoints.jsonl row a `checkpoint` update recorded. */
@@ -108,6 +113,13 @@ export interface CheckpointSaved {
   batch: number;
   statePath: string;
   samplerPath: string;
+}
+
+/** What a `configure` update changed, and from which batch. */
+export interface ConfigureResult {
+  appliesFromBatch: number;
+  /** All changes in force from then on (this update's and earlier ones). */
+  changes: RunChanges;
 }
 
 export interface StopRequest {

@@ -18,8 +18,9 @@ import {
 } from '@temporalio/workflow';
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import type { RunConfigInput } from '../config/run-config';
-import { checkpointUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
-import type { CarriedState, CheckpointSaved, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
+import { parseRunChanges, type RunChanges } from '../config/run-changes';
+import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
+import type { CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
 import { BATCH, EVAL_REWARD, MODEL_NAME, PHASE, RUN_NAME, TRAIN_REWARD } from './search-attributes';
 
 // Quick bookkeeping: retried until it works, each attempt short.
@@ -76,6 +77,8 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
   let lastMetrics: Metrics = carried?.lastMetrics ?? {};
   let policy: PolicyState | undefined = carried?.policy;
   let finalCheckpoint: string | null = null;
+  // Settings changed by `configure`: applied over the config at the start of each batch.
+  let changes: RunChanges = carried?.changes ?? {};
   const startedAtMs = carried?.startedAtMs ?? Date.now();
   let batchStartedAtMs = Date.now();
   let batchesDone = 0;
@@ -99,6 +102,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     startedAtMs,
     batchStartedAtMs,
     secondsPerBatch: batchesDone > 0 ? batchSecondsTotal / batchesDone : null,
+    changes,
   }));
   setHandler(stopUpdate, async (req) => {
     if (!stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
@@ -128,6 +132,24 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     },
   );
 
+  setHandler(
+    configureUpdate,
+    (input): ConfigureResult => {
+      changes = { ...changes, ...parseRunChanges(input) };
+      // Waiting at the top of the loop (paused, or not yet in it), the batch it waits to start gets them.
+      const appliesFromBatch = phase === 'paused' || phase === 'starting' ? batch : batch + 1;
+      log.info('settings changed', { changes, appliesFromBatch });
+      return { appliesFromBatch, changes };
+    },
+    {
+      validator: (input) => {
+        if (!recorder) throw new Error('the run is still starting: try again once its config is validated');
+        if (stopRequested || stopped) throw new Error('the run is stopping or has ended');
+        parseRunChanges(input);
+      },
+    },
+  );
+
   const setPhase = (p: Phase) => {
     phase = p;
     upsertSearchAttributes([{ key: PHASE, value: p }]);
@@ -146,11 +168,12 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 
   // Validates the config (every problem at once) and snapshots the dataset; a bad config fails the run here.
   const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
-  const settings: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
+  const configured: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
+  let settings: RunSettings = { ...configured, ...changes };
   const { bookkeeping, trainer, rollouts } = activityStubs(settings.activityHeartbeatTimeoutSeconds);
   runName = settings.runName;
   numBatches = prepared.numBatches;
-  recorder = { settings, saveCheckpoint: bookkeeping.saveCheckpoint };
+  recorder = { settings: configured, saveCheckpoint: bookkeeping.saveCheckpoint };
   upsertSearchAttributes([
     { key: RUN_NAME, value: runName },
     { key: MODEL_NAME, value: settings.modelName },
@@ -183,6 +206,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
       await condition(() => !paused);
     }
     if (stopRequested) break;
+    settings = { ...configured, ...changes };
 
     batchStartedAtMs = Date.now();
     traceEvents.length = 0;
@@ -241,7 +265,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     // Continue as new between batches, never with a stop pending (its caller waits on this run).
     if (workflowInfo().continueAsNewSuggested && !stopRequested && batch + 1 < numBatches) {
       await condition(allHandlersFinished);
-      const next: CarriedState = { nextBatch: batch + 1, policy, paused, lastMetrics, startedAtMs };
+      const next: CarriedState = { nextBatch: batch + 1, policy, paused, lastMetrics, startedAtMs, ...(Object.keys(changes).length ? { changes } : {}) };
       await continueAsNew<typeof trainingRun>({ config, carried: next });
     }
   }

@@ -12,6 +12,8 @@ export interface Recorder {
   loggedSteps: number[];
   /** Awaited inside collectRollouts of the given batch, to hold a run mid-batch. */
   gate?: { batch: number; wait: Promise<void>; entered: () => void };
+  /** The learning rate each batch's trainStep was given, when set. */
+  learningRates?: number[];
   /** Awaited inside collectRollouts of every batch, when given. */
   hold?: (batch: number) => Promise<void>;
 }
@@ -51,8 +53,9 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       await rec.hold?.(batch);
       return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
-    async trainStep(_s, batch, _c, policy): Promise<TrainStepResult> {
+    async trainStep(s, batch, _c, policy): Promise<TrainStepResult> {
       rec.calls.push(`train:${batch}:${policy.step}`);
+      rec.learningRates?.push(s.learningRate);
       return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10 }, skipped: false };
     },
     async saveCheckpoint(_s, name, batch, _p, final) {

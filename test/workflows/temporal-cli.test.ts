@@ -1,6 +1,6 @@
 // What README's "the same with the Temporal CLI alone" section promises, run with the real `temporal` binary: start
-// a run from the example config file as it is, query its progress, pause and resume it, ask for a checkpoint and
-// stop it, all from the command line. The activities are the recording stand-ins; the workflow is the real one.
+// a run from the example config file as it is, query its progress, pause and resume it, change its settings, ask
+// for a checkpoint and stop it, all from the command line (and `configure` also through client.ts). The activities are the recording stand-ins; the workflow is the real one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -32,6 +32,17 @@ async function temporal(...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** Runs `npm run client -- <args>` (client.ts) against the test server; resolves with its exit code and output. */
+async function client(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'client.ts', ...args, '--address', env!.address], { cwd: ROOT, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
 async function progress(workflowId: string): Promise<Record<string, unknown>> {
   const out = JSON.parse(await temporal('workflow', 'query', '-w', workflowId, '--name', 'progress', '--output', 'json'));
   return (out.queryResult as Record<string, unknown>[])[0]!;
@@ -56,7 +67,7 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
   const held = new Map([1, 3].map((b) => [b, latch()]));
   const entered = new Map([1, 3].map((b) => [b, latch()]));
   const release = (b: number) => held.get(b)!.resolve();
-  const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [] };
+  const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [], learningRates: [] };
   rec.hold = async (batch) => {
     entered.get(batch)?.resolve();
     await held.get(batch)?.promise;
@@ -80,6 +91,14 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
       assert.equal(p.numBatches, 6);
 
       await temporal('workflow', 'signal', '-w', workflowId, '--name', 'pause');
+      const bad = await client('configure', workflowId, 'learningRate=-1', 'evalEvery=two');
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /configure refused: .*learningRate.*evalEvery/);
+      const good = await client('configure', workflowId, 'learningRate=0.01');
+      assert.equal(good.code, 0, good.stderr);
+      assert.match(good.stdout, /^from batch 2: \{"learningRate":0.01\}/);
+      const viaCli = JSON.parse(await temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'configure', '--input', '{"saveEvery":1}', '--output', 'json'));
+      assert.deepEqual(viaCli.result, { appliesFromBatch: 2, changes: { learningRate: 0.01, saveEvery: 1 } });
       const saved = JSON.parse(await temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'checkpoint', '--output', 'json'));
       assert.deepEqual(saved.result, { name: '000001', batch: 1, statePath: 'tinker://m1/weights/1', samplerPath: 'tinker://m1/sampler_weights/1' });
       release(1);
@@ -101,7 +120,15 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
       for (const h of held.values()) h.resolve();
     }
   });
-  assert.deepEqual(rec.checkpoints[0], { name: '000001', batch: 1, final: false });
-  assert.deepEqual(rec.checkpoints.at(-1), { name: '000004', batch: 4, final: true }, 'stop saved a final checkpoint');
+  assert.deepEqual(rec.learningRates, [0.003, 0.003, 0.01, 0.01], 'the example config\'s rate, then the configured one');
+  assert.deepEqual(
+    rec.checkpoints,
+    [
+      { name: '000001', batch: 1, final: false }, // the checkpoint update
+      { name: '000003', batch: 3, final: false }, // saveEvery 1 from batch 2
+      { name: '000004', batch: 4, final: false },
+      { name: '000004', batch: 4, final: true }, // stop (the real activity keeps the first row of a name)
+    ],
+  );
   assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3]);
 });

@@ -11,7 +11,7 @@ import { startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
 import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
-import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
+import { configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
 import { checkpoint } from '../../cli/run-commands';
 
 let env: TestWorkflowEnvironment | undefined;
@@ -174,4 +174,34 @@ test('the checkpoint update records the latest policy at once; refused once a st
       writeFileSync(path.join(__dirname, 'histories', 'training-run-checkpoint-stop.json'), historyToJSON(await handle.fetchHistory()));
     }
   });
+});
+
+test('configure changes the learning rate and eval cadence from the next batch, across continue-as-new; bad values are refused', async () => {
+  const rec = newRecorder();
+  rec.learningRates = [];
+  let release!: () => void;
+  let entered!: () => void;
+  const inBatch1 = new Promise<void>((r) => (entered = r));
+  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  await withWorker(rec, 6, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    try {
+      await inBatch1;
+      await assert.rejects(
+        handle.executeUpdate(configureUpdate, { args: [{ learningRate: -1, lr: 0.1 } as never] }),
+        (e: Error) => /learningRate/.test(String(e.cause)) && /lr: unknown key/.test(String(e.cause)),
+      );
+      const reply = await handle.executeUpdate(configureUpdate, { args: [{ learningRate: 0.5, evalEvery: 1 }] });
+      assert.deepEqual(reply, { appliesFromBatch: 2, changes: { learningRate: 0.5, evalEvery: 1 } });
+      assert.deepEqual((await handle.query(progressQuery)).changes, { learningRate: 0.5, evalEvery: 1 });
+    } finally {
+      release();
+    }
+    await handle.result();
+    const first = await env!.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+    assert.ok(first.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes), 'the run continued as new on the way');
+    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(__dirname, 'histories', 'training-run-configure.json'), historyToJSON(first));
+  });
+  assert.deepEqual(rec.learningRates, [1e-3, 1e-3, 0.5, 0.5, 0.5, 0.5], 'the batch in flight kept its rate; later ones, also after continue-as-new, got the new one');
+  assert.deepEqual(rec.calls.filter((c) => c.startsWith('eval:')), ['eval:2', 'eval:3', 'eval:4', 'eval:5']);
 });
