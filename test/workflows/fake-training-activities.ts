@@ -10,8 +10,6 @@ export interface Recorder {
   calls: string[];
   checkpoints: { name: string; batch: number; final: boolean }[];
   loggedSteps: number[];
-  /** Awaited inside collectRollouts of the given batch, to hold a run mid-batch. */
-  gate?: { batch: number; wait: Promise<void>; entered: () => void };
   /** The learning rate each batch's trainStep was given, when set. */
   learningRates?: number[];
   /** Awaited inside collectRollouts of every batch, when given. */
@@ -46,10 +44,6 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
     },
     async collectRollouts(_s, batch): Promise<CollectedBatch> {
       rec.calls.push(`collect:${batch}`);
-      if (rec.gate && rec.gate.batch === batch) {
-        rec.gate.entered();
-        await rec.gate.wait;
-      }
       await rec.hold?.(batch);
       return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
@@ -67,5 +61,28 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       rec.calls.push(`log:${step}`);
       rec.loggedSteps.push(step);
     },
+  };
+}
+
+function latch(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Holds the given batches in collectRollouts until released, so a test can steer a run mid-batch. */
+export function holdBatches(rec: Recorder, batches: number[]) {
+  const held = new Map(batches.map((b) => [b, latch()]));
+  const reached = new Map(batches.map((b) => [b, latch()]));
+  rec.hold = async (batch) => {
+    reached.get(batch)?.resolve();
+    await held.get(batch)?.promise;
+  };
+  return {
+    /** Resolves once `batch` is being held. */
+    reached: (batch: number) => reached.get(batch)!.promise,
+    release: (batch: number) => held.get(batch)!.resolve(),
+    /** For `finally`: a worker never shuts down while an activity is held. */
+    releaseAll: () => held.forEach((h) => h.resolve()),
   };
 }

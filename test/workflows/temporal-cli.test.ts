@@ -11,7 +11,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { provisionTemporalCli } from '../../dev/temporal-cli';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
-import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
+import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -48,12 +48,6 @@ async function progress(workflowId: string): Promise<Record<string, unknown>> {
   return (out.queryResult as Record<string, unknown>[])[0]!;
 }
 
-function latch(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 async function until(pred: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!(await pred())) {
@@ -63,15 +57,8 @@ async function until(pred: () => Promise<boolean>, what: string): Promise<void> 
 }
 
 test('start, query, pause, resume, checkpoint and stop a run with the temporal CLI', async () => {
-  // Batches 1 and 3 wait in collectRollouts until the test lets them go.
-  const held = new Map([1, 3].map((b) => [b, latch()]));
-  const entered = new Map([1, 3].map((b) => [b, latch()]));
-  const release = (b: number) => held.get(b)!.resolve();
   const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [], learningRates: [] };
-  rec.hold = async (batch) => {
-    entered.get(batch)?.resolve();
-    await held.get(batch)?.promise;
-  };
+  const hold = holdBatches(rec, [1, 3]);
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `agl-run-cli-${randomUUID()}`;
   const worker = await Worker.create({
@@ -84,7 +71,7 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
     try {
       await temporal('workflow', 'start', '--type', 'trainingRun', '--task-queue', taskQueue, '--workflow-id', workflowId,
         '--input-file', 'agents/examples/hello.run.json');
-      await entered.get(1)!.promise;
+      await hold.reached(1);
       const p = await progress(workflowId);
       assert.equal(p.runName, 'hello-cli', 'the config file went in as it is and was read by the workflow');
       assert.equal(p.phase, 'collecting rollouts');
@@ -101,15 +88,15 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
       assert.deepEqual(viaCli.result, { appliesFromBatch: 2, changes: { learningRate: 0.01, saveEvery: 1 } });
       const saved = JSON.parse(await temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'checkpoint', '--output', 'json'));
       assert.deepEqual(saved.result, { name: '000001', batch: 1, statePath: 'tinker://m1/weights/1', samplerPath: 'tinker://m1/sampler_weights/1' });
-      release(1);
+      hold.release(1);
       await until(async () => (await progress(workflowId)).phase === 'paused', 'the paused phase');
       assert.equal((await progress(workflowId)).batch, 2, 'paused after batch 1');
       await temporal('workflow', 'signal', '-w', workflowId, '--name', 'resume');
-      await entered.get(3)!.promise; // batch 2 ran after the resume
+      await hold.reached(3); // batch 2 ran after the resume
 
       const stopping = temporal('workflow', 'update', 'execute', '-w', workflowId, '--name', 'stop', '--input', '{"reason":"manual"}', '--output', 'json');
       await until(async () => (await progress(workflowId)).stopRequested === true, 'the stop to arrive');
-      release(3);
+      hold.release(3);
       const stopped = JSON.parse(await stopping);
       assert.deepEqual(stopped.result, { stoppedAfterBatch: 4, finalCheckpoint: '000004' });
       const described = JSON.parse(await temporal('workflow', 'describe', '-w', workflowId, '--output', 'json'));
@@ -117,7 +104,7 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
       const listed = await temporal('workflow', 'list', '--query', `WorkflowType="trainingRun" AND AglRunName="hello-cli"`, '--output', 'json');
       assert.ok(listed.includes(workflowId), 'found by its search attribute');
     } finally {
-      for (const h of held.values()) h.resolve();
+      hold.releaseAll();
     }
   });
   assert.deepEqual(rec.learningRates, [0.003, 0.003, 0.01, 0.01], 'the example config\'s rate, then the configured one');

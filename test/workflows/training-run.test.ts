@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
-import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
+import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
 import { configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
@@ -100,15 +100,12 @@ test("every batch runs once, with evals and checkpoints at the seed's cadence, a
 
 test('pause holds the run between batches; resume lets it finish', async () => {
   const rec = newRecorder();
-  let release!: () => void;
-  let entered!: () => void;
-  const inBatch1 = new Promise<void>((r) => (entered = r));
-  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  const hold = holdBatches(rec, [1]);
   await withWorker(rec, 4, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
-    await inBatch1;
+    await hold.reached(1);
     await handle.signal(pauseSignal);
-    release();
+    hold.release(1);
     await until(async () => (await handle.query(progressQuery)).phase === 'paused', 'the paused phase');
     const p = await handle.query(progressQuery);
     assert.equal(p.batch, 2, 'batch 1 finished; batch 2 waits');
@@ -123,16 +120,13 @@ test('pause holds the run between batches; resume lets it finish', async () => {
 
 test('stop finishes the batch in flight, saves a final checkpoint and ends cleanly', async () => {
   const rec = newRecorder();
-  let release!: () => void;
-  let entered!: () => void;
-  const inBatch1 = new Promise<void>((r) => (entered = r));
-  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
-    await inBatch1;
+    await hold.reached(1);
     const stopping = handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
     await until(async () => (await handle.query(progressQuery)).stopRequested, 'stopRequested');
-    release();
+    hold.release(1);
     const reply = await stopping;
     assert.deepEqual(reply, { stoppedAfterBatch: 2, finalCheckpoint: '000002' });
     const res = await handle.result();
@@ -146,13 +140,10 @@ test('stop finishes the batch in flight, saves a final checkpoint and ends clean
 
 test('the checkpoint update records the latest policy at once; refused once a stop is pending', async () => {
   const rec = newRecorder();
-  let release!: () => void;
-  let entered!: () => void;
-  const inBatch1 = new Promise<void>((r) => (entered = r));
-  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 4 }) }] });
-    await inBatch1;
+    await hold.reached(1);
     // Batch 0 is trained, batch 1 is collecting: the latest policy is step 1, saved while the batch waits.
     const saved = await checkpoint(handle);
     assert.deepEqual(saved, { name: '000001', batch: 1, statePath: 'tinker://m1/weights/1', samplerPath: 'tinker://m1/sampler_weights/1' });
@@ -164,7 +155,7 @@ test('the checkpoint update records the latest policy at once; refused once a st
       const refused = await checkpoint(handle);
       assert.ok('refused' in refused && /stopping/.test(refused.refused), JSON.stringify(refused));
     } finally {
-      release(); // else the worker would wait on the held batch forever
+      hold.releaseAll(); // else the worker would wait on the held batch forever
     }
     assert.deepEqual(await stopping, { stoppedAfterBatch: 2, finalCheckpoint: '000002' });
     assert.deepEqual(rec.checkpoints.map((c) => c.name), ['000001', '000002'], 'the refused update wrote nothing');
@@ -179,14 +170,11 @@ test('the checkpoint update records the latest policy at once; refused once a st
 test('configure changes the learning rate and eval cadence from the next batch, across continue-as-new; bad values are refused', async () => {
   const rec = newRecorder();
   rec.learningRates = [];
-  let release!: () => void;
-  let entered!: () => void;
-  const inBatch1 = new Promise<void>((r) => (entered = r));
-  rec.gate = { batch: 1, wait: new Promise<void>((r) => (release = r)), entered: () => entered() };
+  const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
     try {
-      await inBatch1;
+      await hold.reached(1);
       await assert.rejects(
         handle.executeUpdate(configureUpdate, { args: [{ learningRate: -1, lr: 0.1 } as never] }),
         (e: Error) => /learningRate/.test(String(e.cause)) && /lr: unknown key/.test(String(e.cause)),
@@ -195,7 +183,7 @@ test('configure changes the learning rate and eval cadence from the next batch, 
       assert.deepEqual(reply, { appliesFromBatch: 2, changes: { learningRate: 0.5, evalEvery: 1 } });
       assert.deepEqual((await handle.query(progressQuery)).changes, { learningRate: 0.5, evalEvery: 1 });
     } finally {
-      release();
+      hold.release(1);
     }
     await handle.result();
     const first = await env!.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
