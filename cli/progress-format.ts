@@ -17,6 +17,9 @@ export function progressLine(p: Progress, nowMs: number = Date.now()): string {
   if (evalReward !== undefined) parts.push(`eval ${fmt(evalReward)}`);
   if (p.secondsPerBatch !== null) parts.push(`${fmt(p.secondsPerBatch, 1)} s/batch`);
   if (p.phase !== 'done' && p.phase !== 'stopped') parts.push(`this batch ${elapsed.toFixed(0)} s`);
+  // Absent from runs started by older workflow code.
+  const changed = Object.entries(p.changes ?? {});
+  if (changed.length) parts.push(`configured ${changed.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   if (p.stopRequested && p.phase !== 'stopped') parts.push('stopping after this batch');
   return parts.join(' | ');
 }

@@ -163,6 +163,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
       `**${runName || 'run'}**: batch ${Math.min(batch + 1, numBatches)} of ${numBatches}, ${paused ? 'paused' : phase}${stopRequested ? ' (stopping)' : ''}`,
       `last batch: train reward ${f('env/all/reward/total')}, eval reward ${f('test/env/all/reward/total')}, ${f('time/total')} s`,
       `policy step ${policy?.step ?? 0}${policy ? `: \`${policy.samplerPath}\`` : ''}`,
+      ...(Object.keys(changes).length ? [`configured: ${Object.entries(changes).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
     ].join('\n\n');
   };
 
