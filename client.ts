@@ -96,13 +96,7 @@ async function main(): Promise<void> {
     }
     case 'checkpoint': {
       const h = runHandle(await connect(settings), needRun());
-      const r = await checkpoint(h);
-      if ('refused' in r) {
-        process.stderr.write(`checkpoint refused: ${r.refused}\n`);
-        process.exitCode = 1;
-      } else {
-        process.stdout.write(`checkpoint ${r.name} (after ${r.batch} batches): ${r.statePath}\n`);
-      }
+      report('checkpoint', await checkpoint(h), (r) => `checkpoint ${r.name} (after ${r.batch} batches): ${r.statePath}`);
       link(h.workflowId);
       return;
     }
@@ -114,13 +108,7 @@ async function main(): Promise<void> {
       } catch (err) {
         throw new UsageError(`configure: ${(err as Error).message}\n${USAGE}`);
       }
-      const r = await configure(h, changes as RunChanges);
-      if ('refused' in r) {
-        process.stderr.write(`configure refused: ${r.refused}\n`);
-        process.exitCode = 1;
-      } else {
-        process.stdout.write(`from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}\n`);
-      }
+      report('configure', await configure(h, changes as RunChanges), (r) => `from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}`);
       link(h.workflowId);
       return;
     }
@@ -159,6 +147,16 @@ async function main(): Promise<void> {
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+  }
+}
+
+/** Prints an update's reply, or the workflow's reason for refusing it (exit code 1). */
+function report<T extends object>(command: string, r: T | { refused: string }, describe: (r: T) => string): void {
+  if ('refused' in r) {
+    process.stderr.write(`${command} refused: ${r.refused}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(`${describe(r)}\n`);
   }
 }
 

@@ -46,6 +46,10 @@ async function withWorker<T>(rec: Recorder, numBatches: number, fn: (taskQueue: 
   return worker.runUntil(fn(taskQueue));
 }
 
+/** Starts a run of `config(over)` under a fresh workflow id. */
+const startRun = (taskQueue: string, over: Record<string, unknown>) =>
+  env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config(over) }] });
+
 const newRecorder = (): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [] });
 
 async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
@@ -102,7 +106,7 @@ test('pause holds the run between batches; resume lets it finish', async () => {
   const rec = newRecorder();
   const hold = holdBatches(rec, [1]);
   await withWorker(rec, 4, async (taskQueue) => {
-    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    const handle = await startRun(taskQueue, { evalEvery: 0, saveEvery: 0 });
     await hold.reached(1);
     await handle.signal(pauseSignal);
     hold.release(1);
@@ -122,7 +126,7 @@ test('stop finishes the batch in flight, saves a final checkpoint and ends clean
   const rec = newRecorder();
   const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
-    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    const handle = await startRun(taskQueue, { evalEvery: 0, saveEvery: 0 });
     await hold.reached(1);
     const stopping = handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
     await until(async () => (await handle.query(progressQuery)).stopRequested, 'stopRequested');
@@ -142,7 +146,7 @@ test('the checkpoint update records the latest policy at once; refused once a st
   const rec = newRecorder();
   const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
-    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 4 }) }] });
+    const handle = await startRun(taskQueue, { evalEvery: 0, saveEvery: 4 });
     await hold.reached(1);
     // Batch 0 is trained, batch 1 is collecting: the latest policy is step 1, saved while the batch waits.
     const saved = await checkpoint(handle);
@@ -172,7 +176,7 @@ test('configure changes the learning rate and eval cadence from the next batch, 
   rec.learningRates = [];
   const hold = holdBatches(rec, [1]);
   await withWorker(rec, 6, async (taskQueue) => {
-    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0 }) }] });
+    const handle = await startRun(taskQueue, { evalEvery: 0, saveEvery: 0 });
     try {
       await hold.reached(1);
       await assert.rejects(
