@@ -1,6 +1,7 @@
 // Every activity the worker registers. Activities get their credentials from the worker's environment, never
 // from workflow history, so secrets stay out of history.
 import { healthActivities } from './health';
+import { collectGroup } from './collect-group';
 import { collectRollouts } from './collect-rollouts';
 import { initPolicy } from './init-policy';
 import { prepareRun } from './prepare-run';
@@ -17,6 +18,7 @@ export function createActivities() {
     publishPolicy,
     runEvaluation,
     collectRollouts,
+    collectGroup,
     trainStep,
     saveCheckpoint,
     logMetrics,

@@ -10,6 +10,8 @@ export interface StepRecord {
   /** The state this step started from: a record only counts for the same parent. */
   parentStatePath: string;
   result: TrainStepResult;
+  /** Async runs: the keys of the groups the step trained (so a test or an operator can check none twice). */
+  groups?: string[];
 }
 
 const recordFile = (logPath: string, step: number) => path.join(runPaths(logPath).steps, `${String(step).padStart(6, '0')}.json`);

@@ -1,5 +1,6 @@
 // The activity signatures the training workflow calls. Workflow code imports this file for types only.
-import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
+import type { CollectedBatch, GroupResult, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
+import type { StartedGroup } from '../workflows/async-scheduler';
 import type { RunConfigInput } from '../config/run-config';
 
 export interface PreparedRun {
@@ -23,6 +24,11 @@ export interface TrainingActivities {
   runEvaluation(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<Metrics>;
   /** Enqueues the batch's rollouts (idempotently), waits for them, returns their ids grouped in task order. */
   collectRollouts(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<CollectedBatch>;
+  /**
+   * Async runs: one group (groupSize rollouts of one task) under the resources it was started with; enqueued
+   * idempotently by the group's key, so a retry or a continued run finds its rollouts. Waits until all end.
+   */
+  collectGroup(settings: RunSettings, group: StartedGroup, datasetSha256: string): Promise<GroupResult>;
   /** Spans → datums → forward_backward/optim_step, applied exactly once; returns the next policy. */
   trainStep(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult>;
   /** Records a checkpoint row in checkpoints.jsonl (once per name). */

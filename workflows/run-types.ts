@@ -2,6 +2,7 @@
 // travels through Temporal history.
 import type { RunChanges } from '../config/run-changes';
 import type { RunConfig, RunConfigInput } from '../config/run-config';
+import type { SchedulerCounts, SchedulerState } from './async-scheduler';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
@@ -21,6 +22,7 @@ export type Phase =
   | 'publishing policy'
   | 'evaluating'
   | 'collecting rollouts'
+  | 'waiting for groups'
   | 'training'
   | 'checkpointing'
   | 'logging'
@@ -48,6 +50,8 @@ export interface CollectedBatch {
 }
 
 export interface CollectedGroup {
+  /** Async runs: the group's key (dataset group and sample count, e.g. g12r0), recorded with the step. */
+  key?: string;
   taskIndex: number;
   rolloutIds: string[];
   /** Final status of each rollout (the store's RolloutStatus). */
@@ -70,6 +74,35 @@ export interface CarriedState {
   startedAtMs: number;
   /** Settings changed by `configure` updates, applied over the config. */
   changes?: RunChanges;
+  /** Async runs: the scheduler (groups in flight are picked up again by their idempotency keys). */
+  async?: AsyncCarried;
+}
+
+export interface AsyncCarried {
+  scheduler: SchedulerState;
+  /** The step whose evaluation already ran (so a continued run does not evaluate it twice). */
+  evaluatedStep: number | null;
+}
+
+/** What an async run's sampler side is doing, for progress and the UI. */
+export interface AsyncProgress {
+  maxStepsOffPolicy: number;
+  groupsPerBatch: number;
+  inFlight: number;
+  finished: number;
+  requeued: number;
+  started: number;
+  trained: number;
+  resampled: number;
+  droppedStale: number;
+  failed: number;
+}
+
+/** What collectGroup returns: the group's rollouts and how each ended. */
+export interface GroupResult {
+  taskIndex: number;
+  rolloutIds: string[];
+  statuses: string[];
 }
 
 export interface TrainingRunInput {
@@ -86,6 +119,8 @@ export interface TrainingRunResult {
   finalCheckpoint: string | null;
   stoppedEarly: boolean;
   lastMetrics: Metrics;
+  /** Async runs: groups started, trained, sent back as stale, dropped as stale, failed (whole run). */
+  asyncCounts?: SchedulerCounts;
 }
 
 export interface Progress {
@@ -104,6 +139,8 @@ export interface Progress {
   secondsPerBatch: number | null;
   /** Settings changed by `configure` updates (in force from the next batch to start). */
   changes: RunChanges;
+  /** Async runs only: groups sampling, waiting, trained, sent back. */
+  async?: AsyncProgress;
 }
 
 /** The checkpoints.jsonl row a `checkpoint` update recorded. */

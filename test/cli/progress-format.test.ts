@@ -35,3 +35,16 @@ test('a run of older workflow code, without changes, and a finished one', () => 
   const { changes: _c, ...old } = base;
   assert.equal(progressLine({ ...(old as Progress), phase: 'done', batch: 20 }, 13_000), 'hello | batch 20/20 | done | reward 0.500 | eval 0.250 | 4.3 s/batch');
 });
+
+test('an async run counts steps and shows its groups and staleness', () => {
+  const p: Progress = {
+    ...base,
+    phase: 'waiting for groups',
+    lastMetrics: { ...base.lastMetrics, 'async/staleness_mean': 0.75, 'async/staleness_max': 2 },
+    async: { maxStepsOffPolicy: 2, groupsPerBatch: 16, inFlight: 30, finished: 5, requeued: 0, started: 99, trained: 64, resampled: 1, droppedStale: 0, failed: 0 },
+  };
+  assert.equal(
+    progressLine(p, 13_000),
+    'hello | step 5/~20 | waiting for groups | reward 0.500 | eval 0.250 | groups 30 sampling, 5 ready | staleness 0.75 (max 2/2) | 4.3 s/step | this step 3 s',
+  );
+});

@@ -1,6 +1,7 @@
 // Recording stand-ins for the training activities, for testing the workflow's control flow (pause, resume,
 // stop, continue-as-new, cadence of evals and checkpoints) on a real dev server without the services.
 // The end-to-end tests run the real activities.
+import { Context } from '@temporalio/activity';
 import type { PreparedRun, TraceEvent, TrainingActivities } from '../../activities/types';
 import { runNameOf, type RunConfigInput } from '../../config/run-config';
 import { validateRunConfig } from '../../config/load';
@@ -14,6 +15,10 @@ export interface Recorder {
   learningRates?: number[];
   /** Awaited inside collectRollouts of every batch, when given. */
   hold?: (batch: number) => Promise<void>;
+  /** Async runs: how long collectGroup takes for dataset group g, sample r (default 0). */
+  groupDelayMs?: (g: number, r: number) => number;
+  /** Async runs: per trainStep, its policy step and the keys and policy steps of the groups it trained. */
+  steps?: { policyStep: number; groups: { key: string; policyStep: number }[] }[];
 }
 
 export function fakeTrainingActivities(rec: Recorder, numBatches: number): TrainingActivities {
@@ -47,8 +52,19 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       await rec.hold?.(batch);
       return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
-    async trainStep(s, batch, _c, policy): Promise<TrainStepResult> {
+    async collectGroup(_s, group) {
+      rec.calls.push(`group:g${group.g}r${group.r}@${group.policyStep}`);
+      // Cancellation-aware, so a stop (or a worker shutting down) ends the wait.
+      await Context.current().sleep(rec.groupDelayMs?.(group.g, group.r) ?? 0);
+      // The fake's rollout id carries the policy step, so trainStep can tell how stale each group is.
+      return { taskIndex: group.g, rolloutIds: [`g${group.g}r${group.r}@${group.policyStep}`], statuses: ['succeeded'] };
+    },
+    async trainStep(s, batch, collected, policy): Promise<TrainStepResult> {
       rec.calls.push(`train:${batch}:${policy.step}`);
+      rec.steps?.push({
+        policyStep: policy.step,
+        groups: collected.groups.map((g) => ({ key: g.key ?? '', policyStep: Number(g.rolloutIds[0]!.split('@')[1]) })),
+      });
       rec.learningRates?.push(s.learningRate);
       return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10 }, skipped: false };
     },

@@ -1,0 +1,33 @@
+import { log } from '@temporalio/activity';
+import type { StartedGroup } from '../workflows/async-scheduler';
+import { groupKey } from '../workflows/async-scheduler';
+import type { GroupResult, RunSettings } from '../workflows/run-types';
+import { loadDataset, trainBatchTasks } from './dataset-snapshot';
+import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
+import { storeFor } from './services';
+
+/**
+ * Async runs: the groupSize rollouts of dataset group `group.g` (batch g / batchSize, position g % batchSize, so
+ * the async run trains the same tasks as the synchronous one) under the resources of the policy it started with.
+ * Keys and seeds name the group and its sample count, not the policy, so a retry or a continued run finds the
+ * same rollouts and a resampled group samples afresh.
+ */
+export async function collectGroup(settings: RunSettings, group: StartedGroup, datasetSha256: string): Promise<GroupResult> {
+  const B = settings.datasetBuilder.batchSize;
+  const tasks = trainBatchTasks(loadDataset(settings.logPath, datasetSha256), Math.floor(group.g / B));
+  const { taskIndex, task } = tasks[group.g % B] ?? {};
+  if (task === undefined) throw new Error(`dataset group ${group.g} does not exist (batch size ${B}, ${tasks.length} tasks in its batch)`);
+  const key = groupKey(group);
+  const G = settings.datasetBuilder.groupSize;
+  const requests: RolloutRequest[] = Array.from({ length: G }, (_, member) => ({
+    key: `${runKey(settings)}/train/${key}/${member}`,
+    seedKey: `${settings.datasetBuilder.seed}/async/${key}/${member}`,
+    group: 0,
+    task,
+    // `batch` is the policy step, for logs and the chaos tests' fault points.
+    metadata: { agl_run: settings.runName, batch: group.policyStep, group: group.g, resample: group.r, member, task_index: taskIndex!, policy_step: group.policyStep },
+  }));
+  const collected = await runRolloutBatch(storeFor(settings), settings, 'train', group.resourcesId, requests, 1, (m) => log.info(`${key}: ${m}`));
+  const only = collected.groups[0]!;
+  return { taskIndex: taskIndex!, rolloutIds: only.rolloutIds, statuses: only.statuses };
+}

@@ -1,0 +1,156 @@
+// The async loop's control flow on a real dev server with recording stand-ins for the activities (groups take
+// scripted times): no step waits for the slowest group, staleness stays within the bound, every group is trained
+// once, continue-as-new with groups in flight loses none, and pause and stop work as in a synchronous run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
+import { validateRunConfig } from '../../config/load';
+import { trainingRun } from '../../workflows';
+import type { StartedGroup } from '../../workflows/async-scheduler';
+import type { RunSettings } from '../../workflows/run-types';
+import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
+
+let env: TestWorkflowEnvironment | undefined;
+before(async () => {
+  // A low threshold so continue-as-new happens while groups are in flight.
+  env = await startTestTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=60']);
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const TASKS = Array.from({ length: 16 }, (_, i) => `t${i}`);
+const config = (over: Record<string, unknown> = {}) =>
+  validateRunConfig({
+    learningRate: 1e-3,
+    datasetBuilder: { batchSize: 2, trainDataset: TASKS, shuffle: false },
+    modelName: 'local/tiny-hello',
+    rendererName: 'role_colon',
+    logPath: '/tmp/agl-wf-async-test',
+    evalEvery: 3,
+    saveEvery: 2,
+    async: { maxStepsOffPolicy: 1, groupsPerBatch: 2 },
+    ...over,
+  });
+
+const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [], steps: [], groupDelayMs: delay });
+
+async function withWorker<T>(rec: Recorder, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `tq-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env!.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    // 8 dataset batches of 2 tasks: 16 groups.
+    activities: fakeTrainingActivities(rec, TASKS.length / 2),
+  });
+  return worker.runUntil(fn(taskQueue));
+}
+
+async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every dataset group trained exactly once, each within the staleness bound. */
+function checkTrainedOnce(rec: Recorder, bound: number): void {
+  const trained = rec.steps!.flatMap((s) => s.groups.map((g) => Number(/^g(\d+)r/.exec(g.key)![1])));
+  assert.deepEqual([...trained].sort((a, b) => a - b), TASKS.map((_, i) => i), 'each of the 16 groups trained exactly once');
+  for (const s of rec.steps!) for (const g of s.groups) assert.ok(s.policyStep - g.policyStep <= bound, `${g.key} staleness ${s.policyStep - g.policyStep} <= ${bound}`);
+}
+
+test('no step waits for the slowest group; staleness bounded; every group once; continue-as-new with groups in flight', async () => {
+  // Group 1 is ten times slower than the rest: it must not hold up step 0.
+  const rec = newRecorder((g, r) => (g === 1 && r === 0 ? 2_500 : 150));
+  const workflowId = `async-${randomUUID()}`;
+  const result = await withWorker(rec, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId, args: [{ config: config() }] });
+    const res = await handle.result();
+    const first = env!.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
+    const history = await first.fetchHistory();
+    assert.ok(history.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes), 'the first run continued as new');
+    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(mkdirDir(), 'training-run-async.json'), historyToJSON(history));
+    return res;
+  });
+  assert.equal(result.finalCheckpoint, 'final');
+  assert.equal(result.stoppedEarly, false);
+  checkTrainedOnce(rec, 1);
+  assert.equal(result.batchesCompleted, rec.steps!.length);
+  assert.ok(!rec.steps![0]!.groups.some((g) => g.key.startsWith('g1r')), 'step 0 did not wait for the slow group 1');
+  // Steps logged once each, in order, across continue-as-new; evals every 3 steps; checkpoints every 2.
+  assert.deepEqual(rec.loggedSteps, rec.steps!.map((_, i) => i));
+  assert.deepEqual(rec.calls.filter((c) => c.startsWith('eval:')), rec.steps!.map((_, i) => i).filter((i) => i % 3 === 0).map((i) => `eval:${i}`));
+  assert.ok(rec.checkpoints.some((c) => c.name === '000002'));
+});
+
+test('the in-flight cap: never more than groupsPerBatch x (maxStepsOffPolicy + 1) groups started and untrained', async () => {
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const rec = newRecorder(() => 100);
+  const base = fakeTrainingActivities(rec, TASKS.length / 2);
+  const taskQueue = `tq-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env!.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: {
+      ...base,
+      async collectGroup(s: RunSettings, g: StartedGroup, sha: string) {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await base.collectGroup(s, g, sha);
+        } finally {
+          inFlight--;
+        }
+      },
+    },
+  });
+  const res = await worker.runUntil(
+    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ async: { maxStepsOffPolicy: 2, groupsPerBatch: 2 } }) }] }),
+  );
+  assert.equal(res.finalCheckpoint, 'final');
+  assert.ok(maxInFlight <= 6, `at most 6 groups sampling at once (saw ${maxInFlight})`);
+  assert.ok(maxInFlight > 2, `sampling ran ahead of training (saw ${maxInFlight} at once)`);
+  checkTrainedOnce(rec, 2);
+});
+
+test('pause stops new groups and training; stop ends with a final checkpoint and cancels groups still sampling', async () => {
+  const rec = newRecorder((g) => (g >= 6 ? 60_000 : 100));
+  await withWorker(rec, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config() }] });
+    await until(async () => (await handle.query(progressQuery)).batch >= 1, 'step 1');
+    await handle.signal(pauseSignal);
+    await until(async () => (await handle.query(progressQuery)).phase === 'paused', 'paused');
+    const startedWhenPaused = rec.calls.filter((c) => c.startsWith('group:')).length;
+    const stepsWhenPaused = rec.steps!.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(rec.steps!.length, stepsWhenPaused, 'no step while paused');
+    assert.equal(rec.calls.filter((c) => c.startsWith('group:')).length, startedWhenPaused, 'no group started while paused');
+    const p = await handle.query(progressQuery);
+    assert.ok(p.async && p.async.maxStepsOffPolicy === 1, 'progress shows the async state');
+    await handle.signal(resumeSignal);
+    // Groups 6.. never finish: the run waits for them until stopped.
+    await until(async () => (await handle.query(progressQuery)).phase === 'waiting for groups' && rec.steps!.length >= 3, 'waiting on the slow groups');
+    const stopped = await handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
+    const res = await handle.result();
+    assert.equal(res.stoppedEarly, true);
+    assert.equal(stopped.finalCheckpoint, String(res.batchesCompleted).padStart(6, '0'));
+    assert.ok(rec.checkpoints.some((c) => c.final && c.name === stopped.finalCheckpoint));
+  });
+});
+
+function mkdirDir(): string {
+  const dir = path.join(__dirname, 'histories');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,195 @@
+// What both training loops share: the run's visible state, the message handlers that steer it (pause, resume,
+// stop, checkpoint, configure, progress), phase and search attributes, the UI's current details, the settings in
+// force, one step's bookkeeping and continue-as-new. The loops (sync-loop.ts, async-loop.ts) only decide what
+// to run next; the handlers live here, apart from them, as in samples-typescript's safe-message-handlers.
+import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { TraceEvent, TrainingActivities } from '../activities/types';
+import { parseRunChanges, type RunChanges } from '../config/run-changes';
+import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
+import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from './run-types';
+import { BATCH, PHASE, TRAIN_REWARD } from './search-attributes';
+import type { trainingRun } from './training-run';
+
+export const checkpointName = (step: number) => String(step).padStart(6, '0');
+
+const fmt = (m: Metrics, k: string) => (m[k] === undefined ? '-' : Number(m[k]).toFixed(3));
+
+export class RunControl {
+  runName = '';
+  phase: Phase = 'starting';
+  paused: boolean;
+  stopRequested = false;
+  stopped = false;
+  /** The batch (sync) or step (async) in progress; steps done = this, between steps. */
+  batch: number;
+  numBatches = 0;
+  lastMetrics: Metrics;
+  policy: PolicyState | undefined;
+  finalCheckpoint: string | null = null;
+  /** Settings changed by `configure`: applied over the config at the start of each batch. */
+  changes: RunChanges;
+  readonly startedAtMs: number;
+  batchStartedAtMs = Date.now();
+  batchesDone = 0;
+  batchSecondsTotal = 0;
+  /** Async runs: what the sampler side is doing (shown by progress and the UI). */
+  asyncProgress: AsyncProgress | undefined;
+  /** Set once the config is validated: what the checkpoint update needs to write a row. */
+  private recorder: { settings: RunSettings; saveCheckpoint: TrainingActivities['saveCheckpoint'] } | undefined;
+  private configured: RunSettings | undefined;
+
+  constructor(carried: CarriedState | undefined) {
+    this.paused = carried?.paused ?? false;
+    this.batch = carried?.nextBatch ?? 0;
+    this.lastMetrics = carried?.lastMetrics ?? {};
+    this.policy = carried?.policy;
+    this.changes = carried?.changes ?? {};
+    this.startedAtMs = carried?.startedAtMs ?? Date.now();
+    this.installHandlers();
+  }
+
+  private installHandlers(): void {
+    setHandler(pauseSignal, () => {
+      this.paused = true;
+    });
+    setHandler(resumeSignal, () => {
+      this.paused = false;
+    });
+    setHandler(progressQuery, (): Progress => ({
+      runName: this.runName,
+      batch: this.batch,
+      numBatches: this.numBatches,
+      phase: this.phase,
+      paused: this.paused,
+      stopRequested: this.stopRequested,
+      lastMetrics: this.lastMetrics,
+      policyStep: this.policy?.step ?? 0,
+      startedAtMs: this.startedAtMs,
+      batchStartedAtMs: this.batchStartedAtMs,
+      secondsPerBatch: this.batchesDone > 0 ? this.batchSecondsTotal / this.batchesDone : null,
+      changes: this.changes,
+      ...(this.asyncProgress ? { async: this.asyncProgress } : {}),
+    }));
+    setHandler(stopUpdate, async (req) => {
+      if (!this.stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
+      this.stopRequested = true;
+      this.paused = false; // a paused run stops at once
+      await condition(() => this.stopped);
+      return { stoppedAfterBatch: this.batch, finalCheckpoint: this.finalCheckpoint };
+    });
+    setHandler(
+      checkpointUpdate,
+      async (): Promise<CheckpointSaved> => {
+        const at = this.policy!;
+        const name = checkpointName(at.step);
+        log.info('checkpoint requested', { name });
+        await this.recorder!.saveCheckpoint(this.recorder!.settings, name, at.step, at, false);
+        return { name, batch: at.step, statePath: at.statePath, samplerPath: at.samplerPath };
+      },
+      {
+        // Rejected updates leave no trace in history.
+        validator: () => {
+          if (!this.policy || !this.recorder) throw new Error('the run has no trained policy yet: try again once its first batch has started');
+          if (this.stopRequested || this.stopped) throw new Error('the run is stopping or has ended: its final checkpoint holds the latest policy');
+        },
+      },
+    );
+    setHandler(
+      configureUpdate,
+      (input): ConfigureResult => {
+        this.changes = { ...this.changes, ...parseRunChanges(input) };
+        // Waiting at the top of the loop (paused, or not yet in it), the batch it waits to start gets them.
+        const appliesFromBatch = this.phase === 'paused' || this.phase === 'starting' ? this.batch : this.batch + 1;
+        log.info('settings changed', { changes: this.changes, appliesFromBatch });
+        return { appliesFromBatch, changes: this.changes };
+      },
+      {
+        validator: (input) => {
+          if (!this.recorder) throw new Error('the run is still starting: try again once its config is validated');
+          if (this.stopRequested || this.stopped) throw new Error('the run is stopping or has ended');
+          parseRunChanges(input);
+        },
+      },
+    );
+  }
+
+  /** Once the config is validated: the settings as configured, and how the checkpoint update saves. */
+  configure(settings: RunSettings, numBatches: number, saveCheckpoint: TrainingActivities['saveCheckpoint']): void {
+    this.configured = settings;
+    this.runName = settings.runName;
+    this.numBatches = numBatches;
+    this.recorder = { settings, saveCheckpoint };
+  }
+
+  /** The config with the `configure` changes over it: read at the start of each batch. */
+  settings(): RunSettings {
+    return { ...this.configured!, ...this.changes };
+  }
+
+  setPhase(p: Phase): void {
+    this.phase = p;
+    upsertSearchAttributes([{ key: PHASE, value: p }]);
+    setCurrentDetails(this.currentDetails());
+  }
+
+  /** What the UI shows under "Current details" (markdown; not part of history). */
+  currentDetails(): string {
+    const m = this.lastMetrics;
+    const a = this.asyncProgress;
+    const unit = a ? 'step' : 'batch';
+    return [
+      `**${this.runName || 'run'}**: ${unit} ${Math.min(this.batch + 1, this.numBatches)} of ${a ? '~' : ''}${this.numBatches}, ${this.paused ? 'paused' : this.phase}${this.stopRequested ? ' (stopping)' : ''}`,
+      `last ${unit}: train reward ${fmt(m, 'env/all/reward/total')}, eval reward ${fmt(m, 'test/env/all/reward/total')}, ${fmt(m, 'time/total')} s`,
+      ...(a
+        ? [
+            `async: ${a.inFlight} groups sampling, ${a.finished} finished waiting, ${a.requeued} to sample again; ` +
+              `staleness of the last step mean ${fmt(m, 'async/staleness_mean')}, max ${fmt(m, 'async/staleness_max')} (bound ${a.maxStepsOffPolicy}); ` +
+              `trainer idle ${fmt(m, 'async/trainer_idle_frac')}; groups sent back as stale ${a.resampled}, dropped ${a.droppedStale}, failed ${a.failed}`,
+          ]
+        : []),
+      `policy step ${this.policy?.step ?? 0}${this.policy ? `: \`${this.policy.samplerPath}\`` : ''}`,
+      ...(Object.keys(this.changes).length ? [`configured: ${Object.entries(this.changes).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
+    ].join('\n\n');
+  }
+
+  /** Times `fn` into metrics[`time/<name>`] (and a trace event when tracing). */
+  async timed<T>(name: string, fn: () => Promise<T>, metrics: Metrics, trace: TraceEvent[] | null): Promise<T> {
+    const t0 = Date.now();
+    try {
+      return await fn();
+    } finally {
+      const seconds = (Date.now() - t0) / 1000;
+      metrics[`time/${name}`] = seconds;
+      trace?.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch: this.batch } });
+    }
+  }
+
+  /** After a step's metrics row is written: progress, search attributes, a log line. */
+  stepDone(metrics: Metrics): void {
+    this.lastMetrics = metrics;
+    this.batchesDone++;
+    this.batchSecondsTotal += metrics['time/total'] ?? 0;
+    const trainReward = metrics['env/all/reward/total'];
+    upsertSearchAttributes([
+      { key: BATCH, value: this.batch + 1 },
+      ...(trainReward !== undefined && Number.isFinite(trainReward) ? [{ key: TRAIN_REWARD, value: trainReward }] : []),
+    ]);
+    log.info(this.asyncProgress ? 'step done' : 'batch done', { batch: this.batch, reward: trainReward ?? null, seconds: metrics['time/total'] });
+  }
+
+  /** Continues as new when Temporal suggests it, never with a stop pending (its caller waits on this run). */
+  async maybeContinueAsNew(config: TrainingRunInput['config'], more: boolean, extra: () => Partial<CarriedState> = () => ({})): Promise<void> {
+    if (!workflowInfo().continueAsNewSuggested || this.stopRequested || !more) return;
+    await condition(allHandlersFinished);
+    const next: CarriedState = {
+      nextBatch: this.batch + 1,
+      policy: this.policy!,
+      paused: this.paused,
+      lastMetrics: this.lastMetrics,
+      startedAtMs: this.startedAtMs,
+      ...(Object.keys(this.changes).length ? { changes: this.changes } : {}),
+      ...extra(),
+    };
+    await continueAsNew<typeof trainingRun>({ config, carried: next });
+  }
+}
