@@ -9,7 +9,7 @@ export interface ExampleUrls {
 }
 
 export interface ExampleRun {
-  agent: 'hello' | 'guess';
+  agent: 'hello' | 'hello-longtail' | 'guess';
   model: string;
   renderer: string;
   config(urls: ExampleUrls): RunConfigInput;
@@ -49,6 +49,14 @@ export const EXAMPLES: Record<string, ExampleRun> = {
     renderer: 'role_colon',
     config: (u) =>
       localExample(u, 'hello', 'local/tiny-hello', 24, { batchSize: 16, groupSize: 4, seed: 42, trainDataset: range(0, 320), valDataset: range(500, 524) }),
+  },
+  // hello with a seeded long-tail delay before each answer (median AGL_LONGTAIL_MEDIAN_MS, default 300 ms, p99 10x):
+  // what async training is for (`npm run bench -- async`).
+  'hello-longtail': {
+    agent: 'hello-longtail',
+    model: 'local/tiny-hello',
+    renderer: 'role_colon',
+    config: (u) => ({ ...EXAMPLES.hello!.config(u), runName: 'hello-longtail' }),
   },
   // Multi-turn: guess a number from 1 to 10 with higher/lower feedback.
   guess: {

@@ -4,10 +4,13 @@ import { runMain, UsageError } from '../../common/service-args';
 import { startRunners, type AgentFunction } from '../runner';
 import { guessAgent } from './guess';
 import { helloAgent, helloDenseAgent } from './hello';
+import { helloLongTailAgent, medianFromEnv } from './hello-longtail';
 
 const AGENTS: Record<string, AgentFunction<never>> = {
   hello: helloAgent as AgentFunction<never>,
   'hello-dense': helloDenseAgent as AgentFunction<never>,
+  // hello after a seeded long-tail delay per rollout (median AGL_LONGTAIL_MEDIAN_MS, p99 10x): the async benchmark.
+  'hello-longtail': helloLongTailAgent as AgentFunction<never>,
   guess: guessAgent as AgentFunction<never>,
 };
 
@@ -23,6 +26,13 @@ runMain(async () => {
   if (!agent) throw new UsageError(`runners: --agent must be one of ${Object.keys(AGENTS).join(', ')}, got ${JSON.stringify(name)}`);
   const n = Number(v.runners ?? process.env.AGL_RUNNERS ?? 8);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`runners: --runners must be a positive integer, got ${JSON.stringify(v.runners)}`);
+  if (name === 'hello-longtail') {
+    try {
+      process.stderr.write(`[runners] hello-longtail: median delay ${medianFromEnv()} ms, p99 10x\n`);
+    } catch (err) {
+      throw new UsageError(`runners: ${(err as Error).message}`);
+    }
+  }
   const storeUrl = v.store ?? process.env.AGL_STORE_URL ?? 'http://127.0.0.1:4747';
   const group = startRunners(n, agent, { storeUrl, workerId: `${name}-${process.pid}`, log: (l) => process.stderr.write(`[runners] ${l}\n`) });
   process.stdout.write(`${n} ${name} runners polling ${storeUrl}\n`);
