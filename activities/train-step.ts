@@ -77,7 +77,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   t0 = performance.now();
   const trainingLogprobs: number[][] = [];
   for (const chunk of splitIntoSubsteps(data, settings.numSubsteps)) {
-    const fb = await withHeartbeats('forward_backward', tc.forwardBackward(chunk.map(toWire), settings.lossFn));
+    const fb = await withHeartbeats('forward_backward', tc.forwardBackward(chunk.map(toWire), settings.lossFn, settings.lossFnConfig ?? undefined));
     for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
     for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
     faultPoint('train.after_forward_backward', { run: settings.runName, batch });

@@ -1,13 +1,35 @@
 // Reading and validating a run config file: every problem reported at once, each with its field path.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, describeIssues } from './errors';
+import type { z } from 'zod';
+import { ConfigError, describeIssues, formatPath } from './errors';
 import { RunConfigSchema, type RunConfig } from './run-config';
+
+/**
+ * Unknown keys whose right name is not their camelCase (describeIssues hints only that): the cookbook's names for
+ * settings this config spells differently, by field path.
+ */
+const RENAMED_KEYS: Record<string, string> = {
+  async_config: 'async',
+  asyncConfig: 'async',
+  'async.loss_fn': 'lossFn (at the top level)',
+  'async.lossFn': 'lossFn (at the top level)',
+};
+
+function describe(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return describeIssues([issue]);
+    return issue.keys.flatMap((key) => {
+      const renamed = RENAMED_KEYS[formatPath([...issue.path, key])];
+      return renamed ? [`${formatPath([...issue.path, key])}: unknown key (did you mean "${renamed}"?)`] : describeIssues([{ ...issue, keys: [key] }]);
+    });
+  });
+}
 
 /** Validates a parsed config object; `source` names it in errors. Relative file paths resolve against `baseDir`. */
 export function validateRunConfig(raw: unknown, source = 'config', baseDir = process.cwd()): RunConfig {
   const parsed = RunConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues));
+  if (!parsed.success) throw new ConfigError(source, describe(parsed.error.issues));
   const cfg = parsed.data;
   // As the seed: log_path is relative to the working directory (the client's, or the worker's for a CLI start).
   cfg.logPath = path.resolve(cfg.logPath);

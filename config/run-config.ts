@@ -27,6 +27,27 @@ export const DatasetBuilderSchema = z.strictObject({
   seed: z.number().int().min(0).default(42),
 });
 
+/**
+ * The losses a run may train with: those of the Tinker API (tinker-protocol.md §A.8) that the local trainer also
+ * implements for RL, each with the `lossFnConfig` keys it reads (the Tinker SDK's `loss_fn_config` names).
+ */
+export const RL_LOSS_CONFIG_KEYS = {
+  importance_sampling: [],
+  ppo: ['clip_low_threshold', 'clip_high_threshold'],
+  cispo: ['clip_low_threshold', 'clip_high_threshold'],
+  dro: ['beta'],
+} as const satisfies Record<string, readonly string[]>;
+export type RlLossFn = keyof typeof RL_LOSS_CONFIG_KEYS;
+const RL_LOSS_FNS = Object.keys(RL_LOSS_CONFIG_KEYS) as [RlLossFn, ...RlLossFn[]];
+
+/** The tinker-cookbook's `AsyncConfig` (rl/train.py), in camelCase. */
+export const AsyncSchema = z.strictObject({
+  /** max_steps_off_policy: how many optimizer steps a group's policy may be behind the one it trains (0 = on-policy). */
+  maxStepsOffPolicy: z.number().int().min(0),
+  /** groups_per_batch: groups each optimizer step trains on. */
+  groupsPerBatch: z.number().int().min(1),
+});
+
 export const RunConfigSchema = z
   .strictObject({
     learningRate: LearningRate,
@@ -48,7 +69,10 @@ export const RunConfigSchema = z
     adapterAgentMatch: z.string().min(1).nullable().default(null),
     llmProxyRetryAttempts: z.number().int().min(0).max(10).default(0),
     concurrency: z.number().int().min(1).default(16),
-    lossFn: z.enum(['importance_sampling', 'ppo']).default('importance_sampling'),
+    /** Default: 'ppo' when `async` is set (a clipped loss, as the cookbook advises off-policy), else 'importance_sampling'. */
+    lossFn: z.enum(RL_LOSS_FNS).optional(),
+    /** Passed to the service as `loss_fn_config`; keys as the Tinker SDK names them, checked against lossFn. */
+    lossFnConfig: z.record(z.string(), z.number()).nullable().default(null),
     numSubsteps: z.number().int().min(1).default(1),
     /** Accepted for compatibility with the seed's configs; this project logs to metrics.jsonl only. */
     wandbProject: z.string().nullable().default(null),
@@ -85,6 +109,8 @@ export const RunConfigSchema = z
      * (null = 2 min for trainer calls, 1 min for rollouts, start-to-close only for bookkeeping).
      */
     activityHeartbeatTimeoutSeconds: z.number().min(5).nullable().default(null),
+    /** Off-policy training (the cookbook's AsyncConfig); null = the synchronous loop. */
+    async: AsyncSchema.nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
@@ -104,7 +130,35 @@ export const RunConfigSchema = z
     if (d.valFile !== null && d.valDataset !== null) {
       ctx.addIssue({ code: 'custom', path: ['datasetBuilder', 'valDataset'], message: 'give valFile or valDataset, not both' });
     }
-  });
+    const lossFn = lossFnOf(cfg);
+    const allowed: readonly string[] = RL_LOSS_CONFIG_KEYS[lossFn];
+    for (const key of Object.keys(cfg.lossFnConfig ?? {})) {
+      if (allowed.includes(key)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['lossFnConfig', key],
+        message: allowed.length ? `not a setting of ${lossFn}; it takes ${allowed.join(', ')}` : `${lossFn} takes no lossFnConfig`,
+      });
+    }
+    const lo = cfg.lossFnConfig?.clip_low_threshold;
+    const hi = cfg.lossFnConfig?.clip_high_threshold;
+    if (lo !== undefined && hi !== undefined && lo > hi && allowed.includes('clip_low_threshold')) {
+      ctx.addIssue({ code: 'custom', path: ['lossFnConfig', 'clip_low_threshold'], message: `must not be above clip_high_threshold (${hi})` });
+    }
+    if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rolloutTimeoutSeconds'],
+        message: 'an async run needs a rollout timeout, so that a rollout that never finishes cannot stall it',
+      });
+    }
+  })
+  .transform((cfg) => ({ ...cfg, lossFn: lossFnOf(cfg) }));
+
+/** The loss a run trains with: as configured, else 'ppo' for async runs and 'importance_sampling' otherwise. */
+function lossFnOf(cfg: { lossFn?: RlLossFn; async: unknown }): RlLossFn {
+  return cfg.lossFn ?? (cfg.async !== null ? 'ppo' : 'importance_sampling');
+}
 
 /** What a user writes (defaults optional). */
 export type RunConfigInput = z.input<typeof RunConfigSchema>;

@@ -5,7 +5,38 @@ import type { AdamParams } from '../tinker/wire/types';
 // The optimizer's hyper-parameters are the client's own (camelCase) AdamParams.
 export type { AdamParams };
 
-export type LossFn = 'cross_entropy' | 'importance_sampling' | 'ppo';
+export type LossFn = 'cross_entropy' | 'importance_sampling' | 'ppo' | 'cispo' | 'dro';
+
+/**
+ * Each built-in loss (tinker-protocol.md §A.8): the loss_fn_inputs it needs, and the loss_fn_config keys it reads
+ * (the Tinker SDK's names). ppo and cispo also take per-token clip thresholds as optional loss_fn_inputs.
+ */
+export const LOSSES: Record<LossFn, { inputs: readonly string[]; config: readonly string[] }> = {
+  cross_entropy: { inputs: ['target_tokens', 'weights'], config: [] },
+  importance_sampling: { inputs: ['target_tokens', 'logprobs', 'advantages'], config: [] },
+  ppo: { inputs: ['target_tokens', 'logprobs', 'advantages'], config: ['clip_low_threshold', 'clip_high_threshold'] },
+  cispo: { inputs: ['target_tokens', 'logprobs', 'advantages'], config: ['clip_low_threshold', 'clip_high_threshold'] },
+  dro: { inputs: ['target_tokens', 'logprobs', 'advantages'], config: ['beta'] },
+};
+
+export const LOSS_FNS = Object.keys(LOSSES) as LossFn[];
+
+export function isLossFn(x: unknown): x is LossFn {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(LOSSES, x);
+}
+
+/** Why `config` does not fit `lossFn` (a key it does not read, or a value that is not a finite number), or null. */
+export function lossFnConfigProblem(lossFn: LossFn, config: Record<string, unknown> | undefined): string | null {
+  const allowed = LOSSES[lossFn].config;
+  for (const [k, v] of Object.entries(config ?? {})) {
+    if (!allowed.includes(k)) {
+      return `loss_fn_config.${k} is not a setting of ${lossFn}; ` +
+        (allowed.length ? `${lossFn} takes ${allowed.join(', ')}` : `${lossFn} takes no loss_fn_config`);
+    }
+    if (typeof v !== 'number' || !Number.isFinite(v)) return `loss_fn_config.${k} must be a finite number`;
+  }
+  return null;
+}
 
 /** One Tinker Datum, already decoded from JSON or protobuf. */
 export interface EngineDatum {

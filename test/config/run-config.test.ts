@@ -94,3 +94,90 @@ test('`npm run client -- validate` prints the three problems and exits 2', () =>
   assert.equal(lines.length, 3, res.stderr);
   for (const field of ['learningRate', 'datasetBuilder.groupSize', 'lerningRate']) assert.match(res.stderr, new RegExp(`- ${field.replace('.', '\\.')}:`));
 });
+
+/** The problems validateRunConfig reports for `over` (on top of the minimal config), one line each. */
+function problemsOf(over: Record<string, unknown>): string[] {
+  try {
+    validateRunConfig({ ...minimal, ...over });
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.problems;
+  }
+  return [];
+}
+
+const asyncOn = { maxStepsOffPolicy: 2, groupsPerBatch: 8 };
+
+test('lossFn takes every RL loss of the Tinker API the local trainer has; others are refused', () => {
+  for (const lossFn of ['importance_sampling', 'ppo', 'cispo', 'dro'] as const) assert.equal(validateRunConfig({ ...minimal, lossFn }).lossFn, lossFn);
+  for (const lossFn of ['cross_entropy', 'gspo', 'PPO']) assert.match(problemsOf({ lossFn }).join('\n'), /^lossFn: .*"importance_sampling"\|"ppo"\|"cispo"\|"dro"/m, lossFn);
+});
+
+test('lossFn defaults to importance_sampling, and to ppo (a clipped loss) when async is set; explicit wins', () => {
+  assert.equal(validateRunConfig(minimal).lossFn, 'importance_sampling');
+  assert.equal(validateRunConfig({ ...minimal, async: null }).lossFn, 'importance_sampling');
+  assert.equal(validateRunConfig({ ...minimal, async: asyncOn }).lossFn, 'ppo');
+  assert.equal(validateRunConfig({ ...minimal, async: asyncOn, lossFn: 'importance_sampling' }).lossFn, 'importance_sampling');
+  assert.equal(validateRunConfig({ ...minimal, async: asyncOn, lossFn: 'cispo' }).lossFn, 'cispo');
+});
+
+test('async: null by default; the cookbook\'s AsyncConfig fields, checked', () => {
+  assert.equal(validateRunConfig(minimal).async, null);
+  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 0, groupsPerBatch: 1 } }).async, { maxStepsOffPolicy: 0, groupsPerBatch: 1 });
+  assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: -1, groupsPerBatch: 0 } }), [
+    'async.maxStepsOffPolicy: Too small: expected number to be >=0',
+    'async.groupsPerBatch: Too small: expected number to be >=1',
+  ]);
+  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1.5, groupsPerBatch: 4 } }).join('\n'), /^async\.maxStepsOffPolicy: .*int/m);
+  assert.match(problemsOf({ async: { groupsPerBatch: 4 } }).join('\n'), /^async\.maxStepsOffPolicy: /m);
+  assert.match(problemsOf({ async: true }).join('\n'), /^async: /m);
+  assert.deepEqual(problemsOf({ async: { ...asyncOn, lossFn: 'ppo' } }), ['async.lossFn: unknown key (did you mean "lossFn (at the top level)"?)']);
+});
+
+test('async needs a rollout timeout, so a rollout that never finishes cannot stall the run', () => {
+  assert.equal(validateRunConfig({ ...minimal, async: asyncOn }).rolloutTimeoutSeconds, 600);
+  assert.deepEqual(problemsOf({ async: asyncOn, rolloutTimeoutSeconds: null }), [
+    'rolloutTimeoutSeconds: an async run needs a rollout timeout, so that a rollout that never finishes cannot stall it',
+  ]);
+  assert.equal(validateRunConfig({ ...minimal, rolloutTimeoutSeconds: null }).rolloutTimeoutSeconds, null, 'a synchronous run may go without');
+});
+
+test('lossFnConfig: null by default; finite numbers under the keys the chosen loss reads', () => {
+  assert.equal(validateRunConfig(minimal).lossFnConfig, null);
+  const ok: [string, Record<string, number>][] = [
+    ['ppo', { clip_low_threshold: 0.7, clip_high_threshold: 1.3 }],
+    ['cispo', { clip_high_threshold: 5 }],
+    ['dro', { beta: 0.1 }],
+    ['importance_sampling', {}],
+  ];
+  for (const [lossFn, lossFnConfig] of ok) assert.deepEqual(validateRunConfig({ ...minimal, lossFn, lossFnConfig }).lossFnConfig, lossFnConfig);
+  assert.deepEqual(validateRunConfig({ ...minimal, async: asyncOn, lossFnConfig: { clip_low_threshold: 0.9 } }).lossFnConfig, { clip_low_threshold: 0.9 }, 'checked against the async default, ppo');
+  assert.deepEqual(problemsOf({ lossFn: 'dro', lossFnConfig: { clip_low_threshold: 0.9, beta: 0.1 } }), [
+    'lossFnConfig.clip_low_threshold: not a setting of dro; it takes beta',
+  ]);
+  assert.deepEqual(problemsOf({ lossFn: 'ppo', lossFnConfig: { beta: 0.1, clipHighThreshold: 2 } }), [
+    'lossFnConfig.beta: not a setting of ppo; it takes clip_low_threshold, clip_high_threshold',
+    'lossFnConfig.clipHighThreshold: not a setting of ppo; it takes clip_low_threshold, clip_high_threshold',
+  ]);
+  assert.deepEqual(problemsOf({ lossFnConfig: { beta: 0.1 } }), ['lossFnConfig.beta: importance_sampling takes no lossFnConfig']);
+  assert.deepEqual(problemsOf({ lossFn: 'cispo', lossFnConfig: { clip_low_threshold: 2, clip_high_threshold: 1 } }), [
+    'lossFnConfig.clip_low_threshold: must not be above clip_high_threshold (1)',
+  ]);
+  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: { beta: '0.1' } }).join('\n'), /^lossFnConfig\.beta: .*expected number/m);
+  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: [0.1] }).join('\n'), /^lossFnConfig: .*expected record/m);
+});
+
+test('misspelt and cookbook-named keys of the new settings get a suggestion', () => {
+  assert.deepEqual(problemsOf({ loss_fn: 'ppo', loss_fn_config: {}, async_config: asyncOn }), [
+    'loss_fn: unknown key (did you mean "lossFn"?)',
+    'loss_fn_config: unknown key (did you mean "lossFnConfig"?)',
+    'async_config: unknown key (did you mean "async"?)',
+  ]);
+  assert.deepEqual(problemsOf({ asyncConfig: asyncOn }), ['asyncConfig: unknown key (did you mean "async"?)']);
+  assert.deepEqual(problemsOf({ async: { max_steps_off_policy: 1, groups_per_batch: 4 } }), [
+    'async.maxStepsOffPolicy: Invalid input: expected number, received undefined',
+    'async.groupsPerBatch: Invalid input: expected number, received undefined',
+    'async.max_steps_off_policy: unknown key (did you mean "maxStepsOffPolicy"?)',
+    'async.groups_per_batch: unknown key (did you mean "groupsPerBatch"?)',
+  ]);
+});

@@ -1,6 +1,6 @@
 // Entry point of the local model: createEngine builds the Engine of trainer/engine.ts on top of the
 // tiny GPT (gpt.ts), its losses (losses.ts), AdamW (adamw.ts), sampler (sampler.ts) and base models.
-import { UserError } from '../engine';
+import { isLossFn, LOSS_FNS, lossFnConfigProblem, UserError } from '../engine';
 import type {
   AdamParams, BaseModelInfo, Engine, EngineDatum, FrozenWeights, LossFn, SampleParams, SampledSequence, TrainableModel,
 } from '../engine';
@@ -9,7 +9,7 @@ import { loadOrBuildBase, infoOf, RECIPES, recipeFor } from './base-models';
 import { FORMAT, readCheckpoint, sha256, writeCheckpoint } from './checkpoint';
 import { Layout, layoutOf, ModelConfig } from './config';
 import { runBatch, BatchItem } from './batch';
-import { isLossFn, lossFor, validateInputs } from './losses';
+import { lossFor, validateInputs } from './losses';
 import { promptLogprobs, sample } from './sampler';
 import { byteTokenizer } from './tokenizer';
 
@@ -60,7 +60,7 @@ class Trainable implements TrainableModel {
   }
 
   forwardBackward(data: EngineDatum[], lossFn: LossFn, lossFnConfig: Record<string, number> | undefined, forwardOnly: boolean) {
-    if (!isLossFn(lossFn)) throw new UserError(`unknown loss_fn ${JSON.stringify(lossFn)}; supported: cross_entropy, importance_sampling, ppo`);
+    if (!isLossFn(lossFn)) throw new UserError(`unknown loss_fn ${JSON.stringify(lossFn)}; supported: ${LOSS_FNS.join(', ')}`);
     if (!Array.isArray(data)) throw new UserError('data must be a list of datums');
     const c = this.c;
     // Validate everything before touching the gradient accumulator, so a bad request changes nothing.
@@ -74,9 +74,8 @@ class Trainable implements TrainableModel {
       }
       validateInputs(lossFn, n, d.lossFnInputs ?? {}, c.vocabSize, i);
     });
-    for (const [k, v] of Object.entries(lossFnConfig ?? {})) {
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`loss_fn_config.${k} must be a finite number`);
-    }
+    const configProblem = lossFnConfigProblem(lossFn, lossFnConfig);
+    if (configProblem) throw new UserError(configProblem);
     const items: BatchItem[] = data.map((d) => ({
       input: d.modelInput,
       target: d.lossFnInputs.target_tokens,

@@ -5,6 +5,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
+  LOSSES,
   UserError,
   type AdamParams,
   type BaseModelInfo,
@@ -16,6 +17,7 @@ import {
   type SampledSequence,
   type TrainableModel,
 } from '../engine';
+import { lossFor } from '../model/losses';
 
 const V = 258;
 const EOS = 256;
@@ -52,6 +54,13 @@ function logSoftmaxRow(w: Float64Array, row: number, temperature = 1): Float64Ar
 
 function checkTokens(tokens: number[]): void {
   for (const t of tokens) if (!Number.isInteger(t) || t < 0 || t >= V) throw new UserError(`token id ${t} is out of vocabulary (0..${V - 1})`);
+}
+
+/** The server checks the inputs a loss needs; called directly, the stand-in fills what is missing (weights 1, the rest 0). */
+function withDefaultInputs(lossFn: LossFn, inputs: Record<string, number[]>, n: number): Record<string, number[]> {
+  const out = { ...inputs };
+  for (const k of LOSSES[lossFn].inputs) out[k] ??= new Array<number>(n).fill(k === 'weights' ? 1 : 0);
+  return out;
 }
 
 class Frozen implements FrozenWeights {
@@ -137,37 +146,17 @@ class Model implements TrainableModel {
       const target = d.lossFnInputs.target_tokens;
       if (!target) throw new UserError('loss_fn_inputs.target_tokens is required');
       checkTokens(target);
-      const lps: number[] = [];
-      for (let t = 0; t < d.modelInput.length; t++) {
-        const row = d.modelInput[t];
-        const lpRow = logSoftmaxRow(this.w, row);
-        const lp = lpRow[target[t]];
-        lps.push(lp);
-        let dLdlp: number;
-        if (lossFn === 'cross_entropy') {
-          const w = d.lossFnInputs.weights?.[t] ?? 1;
-          loss += -w * lp;
-          dLdlp = -w;
-        } else {
-          const q = d.lossFnInputs.logprobs?.[t] ?? 0;
-          const a = d.lossFnInputs.advantages?.[t] ?? 0;
-          const r = Math.exp(lp - q);
-          if (lossFn === 'importance_sampling') {
-            loss += -r * a;
-            dLdlp = -r * a;
-          } else {
-            const lo = cfg?.clip_low_threshold ?? 0.8;
-            const hi = cfg?.clip_high_threshold ?? 1.2;
-            const clipped = Math.min(Math.max(r, lo), hi);
-            const unclippedTerm = r * a;
-            const clippedTerm = clipped * a;
-            loss += -Math.min(unclippedTerm, clippedTerm);
-            dLdlp = unclippedTerm <= clippedTerm ? -r * a : 0;
-          }
-        }
-        if (!forwardOnly && dLdlp !== 0) {
+      const rows = d.modelInput.map((row) => logSoftmaxRow(this.w, row));
+      const lps = rows.map((lpRow, t) => lpRow[target[t]]);
+      const value = lossFor(lossFn, lps, withDefaultInputs(lossFn, d.lossFnInputs, lps.length), cfg);
+      loss += value.loss;
+      if (!forwardOnly) {
+        for (let t = 0; t < rows.length; t++) {
+          const dLdlp = value.dlp[t];
+          if (dLdlp === 0) continue;
           // d lp / d logits = onehot(target) - softmax
-          for (let j = 0; j < V; j++) this.grad[row * V + j] += dLdlp * ((j === target[t] ? 1 : 0) - Math.exp(lpRow[j]));
+          const row = d.modelInput[t];
+          for (let j = 0; j < V; j++) this.grad[row * V + j] += dLdlp * ((j === target[t] ? 1 : 0) - Math.exp(rows[t][j]));
         }
       }
       outputs.push({ logprobs: lps });

@@ -303,7 +303,7 @@ export class TinkerService {
     const lossFn: LossFn = checkLossFn(r.lossFn);
     const data: EngineDatum[] = r.data;
     checkData(data, lossFn, this.baseModel(run.info.baseModel));
-    const config = checkLossFnConfig(r.lossFnConfig);
+    const config = checkLossFnConfig(r.lossFnConfig, lossFn);
     return async (model: TrainableModel): Promise<FuturePayload> => {
       const out = model.forwardBackward(data, lossFn, config, r.forwardOnly);
       const result: ForwardBackwardResult = { lossFnOutputType: 'ArrayRecord', lossFnOutputs: out.lossFnOutputs, metrics: out.metrics };

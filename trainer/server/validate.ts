@@ -1,4 +1,5 @@
 // Checks on request bodies: every bad field becomes a RequestError (HTTP 400, category "user") that names it.
+import { isLossFn, LOSS_FNS, LOSSES, lossFnConfigProblem } from '../engine';
 import type { BaseModelInfo, EngineDatum, LossFn, SampleParams } from '../engine';
 import type { WireAdamParams, WireSamplingParams } from '../../tinker/wire/types';
 import type { AdamParams } from '../engine';
@@ -44,18 +45,9 @@ export function optBool(b: Body, key: string): boolean | undefined {
   return v;
 }
 
-const SUPPORTED_LOSSES: readonly LossFn[] = ['cross_entropy', 'importance_sampling', 'ppo'];
-const REQUIRED_INPUTS: Record<LossFn, string[]> = {
-  cross_entropy: ['target_tokens', 'weights'],
-  importance_sampling: ['target_tokens', 'logprobs', 'advantages'],
-  ppo: ['target_tokens', 'logprobs', 'advantages'],
-};
-
 export function checkLossFn(name: unknown): LossFn {
-  if (typeof name !== 'string' || !(SUPPORTED_LOSSES as readonly string[]).includes(name)) {
-    throw new RequestError(`loss_fn ${JSON.stringify(name)} is not supported; use one of ${SUPPORTED_LOSSES.join(', ')}`);
-  }
-  return name as LossFn;
+  if (!isLossFn(name)) throw new RequestError(`loss_fn ${JSON.stringify(name)} is not supported; use one of ${LOSS_FNS.join(', ')}`);
+  return name;
 }
 
 function checkTokens(tokens: number[], info: BaseModelInfo, what: string): void {
@@ -75,7 +67,7 @@ export function checkData(data: EngineDatum[], lossFn: LossFn, info: BaseModelIn
       throw new RequestError(`data[${i}].model_input has ${n} tokens, over the context length ${info.maxContextLength} of ${info.name}`);
     }
     checkTokens(d.modelInput, info, `data[${i}].model_input`);
-    for (const key of REQUIRED_INPUTS[lossFn]) {
+    for (const key of LOSSES[lossFn].inputs) {
       if (!d.lossFnInputs[key]) throw new RequestError(`data[${i}].loss_fn_inputs.${key} is required by ${lossFn}`);
     }
     for (const [key, values] of Object.entries(d.lossFnInputs)) {
@@ -87,11 +79,16 @@ export function checkData(data: EngineDatum[], lossFn: LossFn, info: BaseModelIn
   });
 }
 
-export function checkLossFnConfig(v: unknown): Record<string, number> | undefined {
+/** loss_fn_config: an object of finite numbers; with `lossFn`, also only the keys that loss reads. */
+export function checkLossFnConfig(v: unknown, lossFn?: LossFn): Record<string, number> | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'object' || Array.isArray(v)) throw new RequestError('loss_fn_config must be an object of numbers');
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new RequestError(`loss_fn_config.${k} must be a finite number`);
+  }
+  if (lossFn) {
+    const problem = lossFnConfigProblem(lossFn, v as Record<string, number>);
+    if (problem) throw new RequestError(problem);
   }
   return Object.keys(v).length ? (v as Record<string, number>) : undefined;
 }

@@ -12,6 +12,12 @@ import type { LossFn } from '../../../trainer/engine';
 const c: ModelConfig = { vocabSize: 258, contextLength: 12, dModel: 8, nLayers: 2, nHeads: 2, dFF: 12, dCopy: 4 };
 const L = layoutOf(c);
 
+/** Settings that put the RL losses' extra terms to work: a narrow cispo band (ratios on both sides), a large dro β. */
+const CONFIG: Partial<Record<LossFn, Record<string, number>>> = {
+  cispo: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
+  dro: { beta: 0.7 },
+};
+
 function setup(lossFn: LossFn) {
   const rng = new Rng('gradcheck', lossFn);
   const P = initParams(c, 'gc');
@@ -30,20 +36,32 @@ function setup(lossFn: LossFn) {
     inputs.logprobs = Array.from(lp0, (x) => x + 0.5 * rng.normal());
     inputs.advantages = target.map((_, i) => (i < 2 ? 0 : rng.normal()));
   }
+  const config = CONFIG[lossFn];
+  // cispo's clipped ratio is under a stop-gradient, so its numerical gradient is that of −Σ w_t·lp_t·A_t with
+  // w_t = clip(r_t) frozen at P (computed here independently of losses.ts).
+  const frozen = lossFn === 'cispo'
+    ? Array.from(lp0, (x, t) => Math.min(Math.max(Math.exp(x - inputs.logprobs[t]), 0.8), 1.2) * inputs.advantages[t])
+    : null;
   const loss = (Q: Float64Array) => {
-    const cache = forward(c, L, Q, input);
-    return lossFor(lossFn, targetLogprobs(c, cache, target).lp, inputs, undefined).loss;
+    const lp = targetLogprobs(c, forward(c, L, Q, input), target).lp;
+    if (frozen) return -frozen.reduce((acc, w, t) => acc + w * lp[t], 0);
+    return lossFor(lossFn, lp, inputs, config).loss;
   };
-  return { P, input, target, inputs, loss };
+  return { P, input, target, inputs, config, lp0, loss };
 }
 
-for (const lossFn of ['cross_entropy', 'importance_sampling', 'ppo'] as LossFn[]) {
+for (const lossFn of ['cross_entropy', 'importance_sampling', 'ppo', 'cispo', 'dro'] as LossFn[]) {
   test(`gradient check: ${lossFn}`, () => {
-    const { P, input, target, inputs, loss } = setup(lossFn);
+    const { P, input, target, inputs, config, lp0, loss } = setup(lossFn);
+    if (lossFn === 'cispo') {
+      // Both sides of the band are exercised (at positions with an advantage).
+      const r = Array.from(lp0, (x, t) => Math.exp(x - inputs.logprobs[t])).filter((_, t) => inputs.advantages[t] !== 0);
+      assert.ok(r.some((x) => x < 0.8) && r.some((x) => x > 1.2) && r.some((x) => x > 0.8 && x < 1.2), `ratios ${r}`);
+    }
     const G = new Float64Array(L.size);
     const cache = forward(c, L, P, input);
     const { lp, logp } = targetLogprobs(c, cache, target);
-    const lv = lossFor(lossFn, lp, inputs, undefined);
+    const lv = lossFor(lossFn, lp, inputs, config);
     backward(c, L, P, cache, target, logp, lv.dlp, G);
     // Check a few coordinates of every tensor (embedding rows of tokens actually used).
     const idx: number[] = [];
