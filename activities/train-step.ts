@@ -56,7 +56,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   if (prepared.skip) {
     // Nothing to learn from: the policy stays as it is (the seed would crash here instead).
     const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true };
-    return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
+    return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
   }
 
   let data: Datum[] = prepared.data;
@@ -106,5 +106,11 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   }
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
-  return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result });
+  return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+}
+
+/** Async runs name their groups; the step record keeps the names. */
+function groupKeysOf(collected: CollectedBatch): { groups?: string[] } {
+  const keys = collected.groups.flatMap((g) => (g.key ? [g.key] : []));
+  return keys.length ? { groups: keys } : {};
 }

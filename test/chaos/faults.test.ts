@@ -19,11 +19,13 @@ import { startOrAttach } from '../../cli/run-commands';
 import { FAULT_POINTS } from '../../common/fault-points';
 import type { trainingRun } from '../../workflows/training-run';
 import type { TrainingRunResult } from '../../workflows/run-types';
+import { asyncOutcomeOf } from './async-invariants';
 import { armPoints, describeFault, FAULT_KINDS, injectAt, outcomeOf, planFaults, pointFired, type Fault, type FaultKind, type RunOutcome } from './harness';
 
 const SEED = Number(process.env.AGL_CHAOS_SEED ?? 20261202);
 const RUNS = Number(process.env.AGL_CHAOS_RUNS ?? 4);
 const PER_KIND = Number(process.env.AGL_CHAOS_PER_KIND ?? 3);
+const ASYNC_RUNS = Number(process.env.AGL_CHAOS_ASYNC_RUNS ?? 3);
 const NUM_BATCHES = 3;
 const SAVE_EVERY = 2;
 
@@ -65,7 +67,7 @@ after(async () => {
   await stack?.stop();
 });
 
-function configFor(runName: string) {
+function configFor(runName: string, over: Record<string, unknown> = {}) {
   return validateRunConfig({
     runName,
     learningRate: 3e-3,
@@ -85,6 +87,7 @@ function configFor(runName: string) {
     // A killed worker's activity is retried after 10 s instead of 1-2 min.
     activityHeartbeatTimeoutSeconds: 10,
     datasetBuilder: { batchSize: 4, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'], valDataset: ['500', '501'] },
+    ...over,
   });
 }
 
@@ -101,9 +104,18 @@ async function resultOf(handle: () => WorkflowHandle<typeof trainingRun>, deadli
 }
 
 async function runOnce(runName: string, faults: Fault[]): Promise<{ outcome: RunOutcome; injected: Fault[]; seconds: number }> {
+  const { result, injected, seconds, cfg } = await runWithFaults(runName, faults, {});
+  assert.equal(result.batchesCompleted, NUM_BATCHES, `${runName} completed every batch`);
+  assert.equal(result.finalCheckpoint, 'final');
+  const outcome = outcomeOf(path.join(dataDir, 'trainer'), cfg.logPath, NUM_BATCHES);
+  return { outcome, injected, seconds };
+}
+
+/** Runs `runName` with `faults` injected; returns its result and the faults that fired. */
+async function runWithFaults(runName: string, faults: Fault[], over: Record<string, unknown>) {
   const started = Date.now();
   armPoints(faultDir, runName, faults);
-  const cfg = configFor(runName);
+  const cfg = configFor(runName, over);
   const run = await startOrAttach(client, taskQueue, cfg);
   const handle = () => client.workflow.getHandle<typeof trainingRun>(run.workflowId);
   let finished = false;
@@ -129,10 +141,7 @@ async function runOnce(runName: string, faults: Fault[]): Promise<{ outcome: Run
     ...external.filter((_, i) => externalFired[i]),
   ];
   for (const f of faults) if (f.via === 'point' && injected.includes(f)) log(`${runName}: fired ${describeFault(f)}`);
-  assert.equal(result.batchesCompleted, NUM_BATCHES, `${runName} completed every batch`);
-  assert.equal(result.finalCheckpoint, 'final');
-  const outcome = outcomeOf(path.join(dataDir, 'trainer'), cfg.logPath, NUM_BATCHES);
-  return { outcome, injected, seconds: (Date.now() - started) / 1000 };
+  return { result, injected, seconds: (Date.now() - started) / 1000, cfg };
 }
 
 test('faulty runs finish by themselves, bit-identical to the fault-free run', { timeout: 14 * 60_000 }, async () => {
@@ -185,4 +194,30 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
   assert.ok(total >= 20, `at least 20 faults injected (got ${total})`);
   for (const [k, n] of byKind) assert.ok(n >= 1, `at least one "${k}" fault injected`);
   assert.ok(stats.total_attempts > stats.total_rollouts, 'killed runners left attempts that the store retried');
+});
+
+test('async runs under faults: every step once, no group trained twice or lost, staleness bounded, each finishes', { timeout: 14 * 60_000 }, async () => {
+  const ASYNC = { maxStepsOffPolicy: 1, groupsPerBatch: 2 };
+  const totalGroups = NUM_BATCHES * 4; // batchSize 4
+  const numSteps = totalGroups / ASYNC.groupsPerBatch;
+  // Faults are planned over the first steps only: rollouts carry the policy step they sample from as their batch, and
+  // the last steps start no new groups (the data is in flight by then) and pass too quickly for a kill to land.
+  const plans = planFaults(SEED + 1, ASYNC_RUNS, PER_KIND, numSteps - 2, SAVE_EVERY);
+  const byKind = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
+  const violations: string[] = [];
+  for (const [i, plan] of plans.entries()) {
+    const name = `async-${i + 1}`;
+    log(`${name}: plan ${plan.map(describeFault).join('; ')}`);
+    const r = await runWithFaults(name, plan, { async: ASYNC });
+    for (const f of r.injected) byKind.set(f.kind, byKind.get(f.kind)! + 1);
+    assert.equal(r.result.finalCheckpoint, 'final', `${name} finished by itself`);
+    const o = asyncOutcomeOf(path.join(dataDir, 'trainer'), r.cfg.logPath, totalGroups, ASYNC.maxStepsOffPolicy, r.result);
+    log(`${name}: ${r.seconds.toFixed(1)} s, ${r.injected.length}/${plan.length} faults injected, ${o.steps} steps, staleness max ${o.stalenessMax}, ` +
+      `groups resampled ${o.resampled}, counts ${JSON.stringify(r.result.asyncCounts)}: ${o.violations.length === 0 ? 'ALL INVARIANTS HOLD' : o.violations.join('; ')}`);
+    violations.push(...o.violations.map((v) => `${name}: ${v}`));
+  }
+  const total = [...byKind.values()].reduce((a, b) => a + b, 0);
+  log(`async chaos report (seed ${SEED + 1}): ${total} faults injected; ${[...byKind.entries()].map(([k, n]) => `${k}: ${n}`).join(', ')}`);
+  assert.deepEqual(violations, [], 'every invariant holds in every faulty async run');
+  assert.ok(total >= 20, `at least 20 faults injected into async runs (got ${total})`);
 });

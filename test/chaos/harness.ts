@@ -114,7 +114,8 @@ export function armPoints(faultDir: string, runName: string, faults: Fault[]): v
 export const pointFired = (faultDir: string, runName: string, point: FaultPointName) => existsSync(path.join(faultDir, runName, `${point}.fired`));
 
 /** The order of phases within one batch (publishing comes before evaluation and again before rollouts). */
-const PHASE_ORDER: Phase[] = ['evaluating', 'publishing policy', 'collecting rollouts', 'training', 'checkpointing', 'logging'];
+// Async runs wait for groups where synchronous ones collect rollouts.
+const PHASE_ORDER: Phase[] = ['evaluating', 'publishing policy', 'waiting for groups', 'collecting rollouts', 'training', 'checkpointing', 'logging'];
 const phaseRank = (p: Phase) => PHASE_ORDER.indexOf(p);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

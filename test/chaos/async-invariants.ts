@@ -1,0 +1,67 @@
+// What an async run must leave behind however it was hit. Its batches depend on timing, so it is not compared with
+// a fault-free run; instead: every optimizer step applied exactly once (one committed record per step, each
+// built on the one before, the final Adam step count equal to the steps that trained), no group trained twice or
+// lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound, and one
+// metrics row per step.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readJsonl, runPaths } from '../../activities/run-files';
+import type { StepRecord } from '../../activities/step-records';
+import type { TrainingRunResult } from '../../workflows/run-types';
+import { weightsOf } from './harness';
+
+export interface AsyncOutcome {
+  steps: number;
+  stalenessMax: number;
+  resampled: number;
+  /** Broken invariants; empty when the run is sound. */
+  violations: string[];
+}
+
+export function asyncOutcomeOf(trainerDataDir: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): AsyncOutcome {
+  const paths = runPaths(logPath);
+  const violations: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    if (!ok) violations.push(what);
+  };
+
+  // 000000.json is the initial policy (initPolicy's record); steps are 000001.json on.
+  const files = readdirSync(paths.steps).filter((f) => /^\d{6}\.json$/.test(f) && f !== '000000.json').sort();
+  const records = files.map((f) => JSON.parse(readFileSync(path.join(paths.steps, f), 'utf8')) as StepRecord);
+  check(records.length === result.batchesCompleted, `${records.length} step records for ${result.batchesCompleted} steps`);
+  records.forEach((r, i) => {
+    check(r.result.state.step === i + 1, `record ${files[i]} is step ${r.result.state.step}`);
+    if (i > 0) check(r.parentStatePath === records[i - 1]!.result.state.statePath, `step ${i + 1} was not built on step ${i}'s state`);
+  });
+
+  const trained = records.flatMap((r) => r.groups ?? []).map((k) => Number(/^g(\d+)r\d+$/.exec(k)?.[1] ?? -1));
+  const seen = new Set<number>();
+  for (const g of trained) {
+    check(g >= 0 && g < totalGroups, `trained an unknown group ${g}`);
+    check(!seen.has(g), `group ${g} trained twice`);
+    seen.add(g);
+  }
+  const c = result.asyncCounts;
+  check(c !== undefined, 'the run reports its group counts');
+  if (c) {
+    check(c.trained === trained.length, `the run counts ${c.trained} trained groups, the step records ${trained.length}`);
+    check(trained.length + c.droppedStale + c.failed === totalGroups, `trained ${trained.length} + dropped ${c.droppedStale} + failed ${c.failed} != ${totalGroups} groups: some lost`);
+  }
+
+  const metrics = readJsonl(paths.metrics);
+  check(
+    JSON.stringify(metrics.map((m) => m.step)) === JSON.stringify(records.map((_, i) => i)),
+    `metrics rows for steps ${JSON.stringify(metrics.map((m) => m.step))}`,
+  );
+  const stalenessMax = Math.max(0, ...metrics.map((m) => Number(m['async/staleness_max'] ?? 0)));
+  check(stalenessMax <= bound, `staleness ${stalenessMax} above the bound ${bound}`);
+
+  const final = readJsonl(paths.checkpoints).find((row) => row.name === 'final');
+  check(final !== undefined, 'a final checkpoint row');
+  if (final) {
+    const applied = records.filter((r) => !r.result.skipped).length;
+    const { adamStep } = weightsOf(trainerDataDir, String(final.state_path));
+    check(adamStep === applied, `final Adam step ${adamStep} != ${applied} steps that trained (a step applied twice or lost)`);
+  }
+  return { steps: records.length, stalenessMax, resampled: c?.resampled ?? 0, violations };
+}
