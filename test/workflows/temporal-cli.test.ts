@@ -119,3 +119,32 @@ test('start, query, pause, resume, checkpoint and stop a run with the temporal C
   );
   assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3]);
 });
+
+test('an async run starts from its config file with the temporal CLI, and its staleness shows in the UI current details', async () => {
+  // 2 dataset batches of the example's 16 tasks: 32 groups, 16 a step; group 3 is slow, so steps go on without it.
+  const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [], steps: [], groupDelayMs: (g) => (g === 3 ? 1_500 : 20) };
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `agl-run-cli-async-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env!.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: fakeTrainingActivities(rec, 2),
+  });
+  await worker.runUntil(async () => {
+    await temporal('workflow', 'start', '--type', 'trainingRun', '--task-queue', taskQueue, '--workflow-id', workflowId,
+      '--input-file', 'agents/examples/hello-async.run.json');
+    await temporal('workflow', 'result', '-w', workflowId);
+    const p = await progress(workflowId);
+    assert.equal(p.runName, 'hello-async');
+    assert.deepEqual((p.async as Record<string, number>).maxStepsOffPolicy, 1);
+    // What the UI shows under "Current details" is the workflow's metadata query.
+    const meta = JSON.parse(await temporal('workflow', 'query', '-w', workflowId, '--name', '__temporal_workflow_metadata', '--output', 'json'));
+    const details = String((meta.queryResult as { currentDetails: string }[])[0]!.currentDetails);
+    assert.match(details, /staleness of the last step mean \d\.\d{3}, max \d\.\d{3} \(bound 1\)/, details);
+    assert.match(details, /step 2 of ~2/);
+  });
+  assert.equal(rec.steps!.length, 2);
+  assert.ok(rec.steps!.every((s) => s.groups.length === 16));
+  assert.ok(rec.steps!.flatMap((s) => s.groups).every((g) => g.policyStep >= 0));
+});
