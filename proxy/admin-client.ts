@@ -1,5 +1,5 @@
-// Client of the proxy's admin endpoint, for the publishPolicy activity and tools: switch the served policy
-// (idempotent per switchId) and read the current one.
+// Client of the proxy's admin endpoint, for tools and tests: switch the current policy (idempotent per switchId;
+// `drain: false` swaps at once) and read it, with the registry of the other policies rollouts still use.
 import { fetchJson } from '../common/http';
 import type { PolicySpec, SamplingDefaults } from './policy-spec';
 
@@ -10,6 +10,9 @@ export interface SwitchRequest {
   baseModel?: string;
   renderer?: string;
   sampling?: Partial<SamplingDefaults>;
+  retryAttempts?: number;
+  /** Default true: hold and drain calls first. false: swap at once (async runs). */
+  drain?: boolean;
 }
 
 export interface PolicyState {
@@ -17,12 +20,15 @@ export interface PolicyState {
   activatedAt: string | null;
   switches: number;
   inFlight: number;
+  /** Policies other than the current one that rollouts in flight use (policy-registry.ts). */
+  registry: { switchId: string; inFlight: number; ready: boolean; idleMs: number }[];
 }
 
 export interface SwitchAnswer extends PolicyState {
   switched: boolean;
   undrained: number;
   drainMs: number;
+  drain: boolean;
 }
 
 export interface AdminOptions {

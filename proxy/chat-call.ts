@@ -1,5 +1,6 @@
-// One chat-completions call: sequence id (rollout-scoped calls), policy lease, render, sample with a
-// deadline and retries, parse, span. Returns the completion or throws ApiError; the server writes it out.
+// One chat-completions call: plan (rollout-scoped calls: seed and the rollout's policy), sequence id, policy
+// lease, render, sample with a deadline and retries, parse, span. Returns the completion or throws ApiError; the
+// server writes it out.
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../chat';
 import { withToolDeclarations } from '../chat/tools';
@@ -8,6 +9,8 @@ import type { ChatCompletion } from './completion';
 import { HttpError } from '../common/http';
 import { ApiError, badRequest } from './errors';
 import type { ActivePolicy, PolicyManager } from './policy';
+import { leasePolicy, rendererOf } from './policy-registry';
+import type { PolicyRegistry } from './policy-registry';
 import type { PolicySpec } from './policy-spec';
 import type { ChatRequest } from './request';
 import { SamplerError } from './sampler';
@@ -19,7 +22,10 @@ import { completionFromSpan, requestFingerprint } from './replay';
 import type { Span } from '../store/types';
 
 export interface CallOptions {
+  /** The current policy (unscoped calls, rollouts whose resources name none) and its switch. */
   policies: PolicyManager;
+  /** Every other policy a rollout in flight was enqueued under. */
+  registry: PolicyRegistry;
   sink: SpanSink | null;
   /** Deadline of one call, from arrival to the sampler's answer. */
   callTimeoutMs: number;
@@ -86,11 +92,14 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
     try {
       plan = await o.sink.planCall(scope.rolloutId, scope.attemptId, fingerprint, scope.clientRetry === true, AbortSignal.any([clientSignal, timeoutSignal]));
     } catch (err) {
+      if (err instanceof ApiError) throw err; // the rollout's policy could not be read (rollout-policy.ts)
       throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
     }
   }
+  // The policy this call samples from: its rollout's, or (none named, or unscoped) the current one.
+  const own = plan?.policy ?? null;
   try {
-    const replayed = plan?.recorded ? replayRecorded(plan.recorded, o.policies.current()) : null;
+    const replayed = plan?.recorded ? replayRecorded(plan.recorded, own, o) : null;
     if (replayed) return replayed;
     let sequenceId: number | null = null;
     if (scope && o.sink) {
@@ -100,29 +109,30 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
         throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
       }
     }
-    return await sampleAndRecord(req, scope, { sequenceId, seed: plan?.seed ?? req.sampling.seed, fingerprint, startTime, timeoutSignal }, clientSignal, o);
+    return await sampleAndRecord(req, scope, { sequenceId, seed: plan?.seed ?? req.sampling.seed, fingerprint, startTime, timeoutSignal, policy: own }, clientSignal, o);
   } finally {
     plan?.release();
   }
 }
 
-/** The answer recorded for a call the client is retrying, when it was given by the policy still active. */
-function replayRecorded(span: Span, active: ActivePolicy | null): CallResult | null {
-  if (!active || span.attributes['agl.policy.switch_id'] !== active.spec.switchId) return null;
-  const completion = completionFromSpan(span, active.renderer.tokenizer);
-  return completion ? { completion, policy: active.spec, sequenceId: span.sequence_id } : null;
+/** The answer recorded for a call the client is retrying, when it was given by the policy this call resolves to. */
+function replayRecorded(span: Span, own: PolicySpec | null, o: CallOptions): CallResult | null {
+  const spec = own ?? o.policies.current()?.spec;
+  if (!spec || span.attributes['agl.policy.switch_id'] !== spec.switchId) return null;
+  const completion = completionFromSpan(span, rendererOf(o.policies, o.registry, spec).tokenizer);
+  return completion ? { completion, policy: spec, sequenceId: span.sequence_id } : null;
 }
 
 async function sampleAndRecord(
   req: ChatRequest,
   scope: Scope | null,
-  call: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal },
+  call: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal; policy: PolicySpec | null },
   clientSignal: AbortSignal,
   o: CallOptions,
 ): Promise<CallResult> {
   const { sequenceId, seed, startTime, timeoutSignal } = call;
   const signal = AbortSignal.any([clientSignal, timeoutSignal]);
-  const lease = await o.policies.acquire(Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
+  const lease = await leasePolicy(o.policies, o.registry, call.policy, Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
   const spec = lease.policy.spec;
   const sampling = { ...effectiveSampling(req, spec), seed };
   let completion: ChatCompletion | null = null;

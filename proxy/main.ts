@@ -5,6 +5,7 @@
 //   --renderer NAME (AGL_PROXY_RENDERER)  default: the one recommended for the model
 //   --retries N (AGL_PROXY_RETRIES)    sampler retries per call (llmProxyRetryAttempts), default 0
 //   --call-timeout-ms MS, --drain-timeout-ms MS
+//   --policy-idle-ms MS (default 120000)  a policy other than the current one is released after this long unused
 //   --data DIR (PROXY_DATA, default .data/proxy)  the last switched policy is kept in DIR/policy.json and
 //                                      resumed on restart (it takes precedence over --model)
 // AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need.
@@ -63,6 +64,7 @@ runMain(async () => {
       retries: 'AGL_PROXY_RETRIES',
       'call-timeout-ms': 'AGL_PROXY_CALL_TIMEOUT_MS',
       'drain-timeout-ms': 'AGL_PROXY_DRAIN_TIMEOUT_MS',
+      'policy-idle-ms': 'AGL_PROXY_POLICY_IDLE_MS',
     },
   });
   const v = args.values;
@@ -91,6 +93,7 @@ runMain(async () => {
     retryAttempts: intFlag('retries', v.retries, 0),
     callTimeoutMs: intFlag('call-timeout-ms', v['call-timeout-ms'], 300_000),
     drainTimeoutMs: intFlag('drain-timeout-ms', v['drain-timeout-ms'], 30_000),
+    policyIdleMs: intFlag('policy-idle-ms', v['policy-idle-ms'], 120_000),
     onSwitch: (spec) => savePolicy(policyFile, spec),
     log,
   });

@@ -84,7 +84,18 @@ export function parsePolicySpec(body: unknown): PolicySpec {
   return spec;
 }
 
-/** Everything but the switchId, to tell a retried switch from a conflicting one. */
+/**
+ * The optional `drain` of POST /admin/policy (default true): false makes the switch change the current policy at
+ * once, without holding or draining calls (async runs: rollouts in flight keep sampling from their own policy).
+ */
+export function parseDrain(body: unknown): boolean {
+  const v = isObj(body) ? body.drain : undefined;
+  if (v === undefined || v === null) return true;
+  if (typeof v !== 'boolean') throw badRequest(`drain must be a boolean, got ${JSON.stringify(v)}`, 'drain', 'invalid_type');
+  return v;
+}
+
+/** Everything but the switchId (and drain, which says how to switch, not what to serve), to tell a retried switch from a conflicting one. */
 export function fingerprint(spec: PolicySpec): string {
   const { modelName, samplerPath, baseModel, renderer, sampling: x, retryAttempts } = spec;
   return JSON.stringify([modelName, samplerPath ?? null, baseModel ?? null, renderer, x.temperature, x.topK, x.topP, x.maxTokens, retryAttempts ?? null]);

@@ -1,5 +1,7 @@
-// The policy being served and the switch ("proxy restart"): prepare the new sampler, hold new calls,
-// drain in-flight calls (bounded wait), swap, release the held calls. The same switchId twice is one switch.
+// The current policy and the switch ("proxy restart"): prepare the new sampler, hold new calls, drain in-flight
+// calls (bounded wait), swap, release the held calls. The same switchId twice is one switch. A switch with
+// `drain: false` (async runs) swaps at once: calls in flight finish on the policy they leased. The current policy
+// serves unscoped calls and rollouts whose resources name no policy (policy-registry.ts serves the others).
 import { getRenderer, getTokenizer } from '../chat';
 import type { Renderer } from '../chat';
 import { ApiError } from './errors';
@@ -26,6 +28,8 @@ export interface SwitchResult {
   /** Calls still running when the drain wait ran out (they finish on the old policy). */
   undrained: number;
   drainMs: number;
+  /** Whether this switch held and drained calls (false: swapped at once). */
+  drain: boolean;
 }
 
 export interface PolicyManagerOptions {
@@ -36,6 +40,8 @@ export interface PolicyManagerOptions {
   rememberSwitches?: number;
   /** Called after each switch, e.g. to persist the policy for a restart. */
   onSwitch?: (spec: PolicySpec) => void;
+  /** Called with the policy a switch replaced (the registry keeps its sampler for the rollouts still on it). */
+  onRetire?: (policy: ActivePolicy) => void;
 }
 
 /** Renderer and tokenizer of a spec; throws ApiError(400) when the model or renderer is unknown. */
@@ -114,20 +120,29 @@ export class PolicyManager {
     };
   }
 
-  /** Applies a spec once per switchId; switches run one at a time in arrival order. */
-  switchTo(spec: PolicySpec): Promise<SwitchResult> {
+  /** The switch to this switchId while it is being applied (a call of its rollouts waits for it), else null. */
+  pendingSwitch(switchId: string): Promise<SwitchResult> | null {
+    return this.pending.get(switchId)?.result ?? null;
+  }
+
+  /**
+   * Applies a spec once per switchId; switches run one at a time in arrival order. `drain` (default true) holds
+   * and drains calls; false swaps at once. drain is not part of the idempotency fingerprint.
+   */
+  switchTo(spec: PolicySpec, opts: { drain?: boolean } = {}): Promise<SwitchResult> {
+    const drain = opts.drain ?? true;
     const fp = fingerprint(spec);
     const done = this.applied.get(spec.switchId);
     if (done !== undefined) {
       if (done !== fp) return Promise.reject(conflict(spec.switchId));
-      return Promise.resolve({ switched: false, policy: this.active!.spec, undrained: 0, drainMs: 0 });
+      return Promise.resolve({ switched: false, policy: this.active!.spec, undrained: 0, drainMs: 0, drain });
     }
     const running = this.pending.get(spec.switchId);
     if (running) {
       if (running.fp !== fp) return Promise.reject(conflict(spec.switchId));
       return running.result.then((r) => ({ ...r, switched: false }));
     }
-    const result = this.queue.then(() => this.apply(spec, fp));
+    const result = this.queue.then(() => (drain ? this.apply(spec, fp) : this.swap(spec, fp)));
     this.pending.set(spec.switchId, { fp, result });
     const cleanup = () => this.pending.delete(spec.switchId);
     result.then(cleanup, cleanup);
@@ -145,21 +160,37 @@ export class PolicyManager {
       const deadline = started + this.opts.drainTimeoutMs;
       while (this.inFlight > 0 && Date.now() < deadline) await this.waitChange(deadline - Date.now());
       const undrained = this.inFlight;
-      this.active = { spec, sampler, renderer, activatedAt: Date.now() };
-      this.switches++;
-      this.applied.set(spec.switchId, fp);
-      const keep = this.opts.rememberSwitches ?? 1000;
-      if (this.applied.size > keep) this.applied.delete(this.applied.keys().next().value!);
-      try {
-        this.opts.onSwitch?.(spec);
-      } catch {
-        /* persisting is best effort; the switch itself happened */
-      }
-      return { switched: true, policy: spec, undrained, drainMs: Date.now() - started };
+      this.activate({ spec, sampler, renderer, activatedAt: Date.now() }, fp);
+      return { switched: true, policy: spec, undrained, drainMs: Date.now() - started, drain: true };
     } finally {
       this.holding = false;
       this.notify();
     }
+  }
+
+  /** The switch without drain: prepare, then swap at once; calls in flight keep the policy they leased. */
+  private async swap(spec: PolicySpec, fp: string): Promise<SwitchResult> {
+    const renderer = rendererFor(spec);
+    const sampler = await this.opts.factory.create(samplerTarget(spec), spec.modelName);
+    const undrained = this.inFlight;
+    this.activate({ spec, sampler, renderer, activatedAt: Date.now() }, fp);
+    this.notify();
+    return { switched: true, policy: spec, undrained, drainMs: 0, drain: false };
+  }
+
+  private activate(next: ActivePolicy, fp: string): void {
+    const previous = this.active;
+    this.active = next;
+    this.switches++;
+    this.applied.set(next.spec.switchId, fp);
+    const keep = this.opts.rememberSwitches ?? 1000;
+    if (this.applied.size > keep) this.applied.delete(this.applied.keys().next().value!);
+    try {
+      this.opts.onSwitch?.(next.spec);
+    } catch {
+      /* persisting is best effort; the switch itself happened */
+    }
+    if (previous && previous.spec.switchId !== next.spec.switchId) this.opts.onRetire?.(previous);
   }
 }
 

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { fetchJson } from '../common/http';
 import type { Span } from '../store/types';
+import type { PolicySpec } from './policy-spec';
 import { FINGERPRINT_ATTRIBUTE } from './replay';
 import { PROXY_SPAN_NAME } from './span';
 
@@ -16,13 +17,21 @@ export interface CallPlan {
   seed: number;
   /** The recorded answer to this very request, when the client says it is retrying it. */
   recorded: Span | null;
+  /** The policy the rollout was enqueued under (rollout-policy.ts); null or absent: the current policy. */
+  policy?: PolicySpec | null;
   /** Call once the call's span is written or the call failed. */
   release(): void;
 }
 
+/** What the proxy reads from a rollout: its base seed and the resources it was enqueued under. */
+export interface RolloutFacts {
+  seedBase: string;
+  resourcesId: string | null;
+}
+
 export class RolloutSeeds {
-  /** rollout id -> base seed; a rollout's metadata never changes, so this is only a cache. */
-  private readonly bases = new Map<string, string>();
+  /** rollout id -> its facts (concurrent first calls share one fetch); a rollout's metadata and resources do not change, so this is only a cache. */
+  private readonly facts = new Map<string, Promise<RolloutFacts>>();
   /** rollout/attempt/fingerprint -> calls holding a seed and not yet recorded. */
   private readonly inFlight = new Map<string, number>();
 
@@ -32,19 +41,26 @@ export class RolloutSeeds {
     private readonly timeoutMs: number,
   ) {}
 
-  private async baseSeed(rolloutId: string): Promise<string> {
-    const cached = this.bases.get(rolloutId);
+  /** One GET /rollouts/{id} per rollout, shared by the seed and the policy resolution (rollout-policy.ts). */
+  rollout(rolloutId: string): Promise<RolloutFacts> {
+    const cached = this.facts.get(rolloutId);
     if (cached !== undefined) return cached;
-    const rollout = await fetchJson<{ metadata?: Record<string, unknown> | null } | null>(
+    const fetched = fetchJson<{ metadata?: Record<string, unknown> | null; resources_id?: string | null } | null>(
       `${this.base}/rollouts/${encodeURIComponent(rolloutId)}`,
       { method: 'GET', timeoutMs: this.timeoutMs, headers: this.headers },
-    );
-    const s = rollout?.metadata?.sampling_seed;
-    // Rollouts enqueued by others carry no seed: their id is stable across attempts and restarts too.
-    const value = typeof s === 'number' || typeof s === 'string' ? `seed:${s}` : `rollout:${rolloutId}`;
-    if (this.bases.size > 10_000) this.bases.delete(this.bases.keys().next().value!);
-    this.bases.set(rolloutId, value);
-    return value;
+    ).then((rollout) => {
+      const s = rollout?.metadata?.sampling_seed;
+      // Rollouts enqueued by others carry no seed: their id is stable across attempts and restarts too.
+      const seedBase = typeof s === 'number' || typeof s === 'string' ? `seed:${s}` : `rollout:${rolloutId}`;
+      return { seedBase, resourcesId: typeof rollout?.resources_id === 'string' ? rollout.resources_id : null };
+    });
+    // A failed fetch is not kept: the next call asks the store again.
+    fetched.catch(() => {
+      if (this.facts.get(rolloutId) === fetched) this.facts.delete(rolloutId);
+    });
+    if (this.facts.size > 10_000) this.facts.delete(this.facts.keys().next().value!);
+    this.facts.set(rolloutId, fetched);
+    return fetched;
   }
 
   /** The attempt's answered calls that asked what `fingerprint` asks, by sequence id. */
@@ -77,7 +93,7 @@ export class RolloutSeeds {
       else this.inFlight.delete(key);
     };
     try {
-      const [base, alike] = await Promise.all([this.baseSeed(rolloutId), this.answeredAlike(rolloutId, attemptId, fingerprint)]);
+      const [{ seedBase: base }, alike] = await Promise.all([this.rollout(rolloutId), this.answeredAlike(rolloutId, attemptId, fingerprint)]);
       const recorded = clientRetry ? (alike.at(-1) ?? null) : null;
       const index = alike.length + parallel;
       const seed = createHash('sha256').update(`${base}/${fingerprint}/${index}`).digest().readUInt32BE(0) & 0x7fffffff;

@@ -10,7 +10,8 @@ import { runChatCall } from './chat-call';
 import type { CallOptions, Scope } from './chat-call';
 import { ApiError, badRequest } from './errors';
 import { PolicyManager } from './policy';
-import { parsePolicySpec } from './policy-spec';
+import { PolicyRegistry } from './policy-registry';
+import { parseDrain, parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import { parseChatRequest } from './request';
 import { routeOf } from './routes';
@@ -31,6 +32,8 @@ export interface ProxyOptions {
   retryAttempts?: number;
   policyWaitMs?: number;
   maxBodyBytes?: number;
+  /** A policy that is not the current one is released after this long without calls (default 120 s). */
+  policyIdleMs?: number;
   /** Called after each policy switch (main.ts persists the policy so a restarted proxy resumes it). */
   onSwitch?: (spec: PolicySpec) => void;
   log?: (line: string) => void;
@@ -40,6 +43,7 @@ export interface ProxyServer {
   url: string;
   port: number;
   policies: PolicyManager;
+  registry: PolicyRegistry;
   server: http.Server;
   /** Stops accepting calls; with graceMs, lets in-flight calls finish first (at most that long). */
   close(graceMs?: number): Promise<void>;
@@ -90,21 +94,29 @@ function policyHeaders(spec: PolicySpec): Record<string, string> {
   return { 'x-agl-policy': spec.switchId, 'x-agl-policy-model': encodeURIComponent(spec.modelName) };
 }
 
-function describe(p: PolicyManager) {
+function describe(p: PolicyManager, r: PolicyRegistry) {
   const a = p.current();
   return {
     policy: a ? a.spec : null,
     activatedAt: a ? new Date(a.activatedAt).toISOString() : null,
     switches: p.switches,
     inFlight: p.inFlightCalls(),
+    registry: r.describe(),
   };
 }
 
 export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[proxy] ${l}\n`));
-  const policies = new PolicyManager({ factory: opts.factory, drainTimeoutMs: opts.drainTimeoutMs ?? 30_000, onSwitch: opts.onSwitch });
+  const registry = new PolicyRegistry({ factory: opts.factory, idleMs: opts.policyIdleMs, log });
+  const policies = new PolicyManager({
+    factory: opts.factory,
+    drainTimeoutMs: opts.drainTimeoutMs ?? 30_000,
+    onSwitch: opts.onSwitch,
+    onRetire: (old) => registry.adopt(old),
+  });
   const callOptions: CallOptions = {
     policies,
+    registry,
     sink: opts.sink ?? null,
     callTimeoutMs: opts.callTimeoutMs ?? 300_000,
     retryAttempts: opts.retryAttempts ?? 0,
@@ -134,7 +146,8 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
       case 'health': {
         allow(['GET', 'HEAD']);
         const a = policies.current();
-        return send(res, 200, { status: 'ok', policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() });
+        const held = registry.describe().map(({ switchId, inFlight }) => ({ switchId, inFlight }));
+        return send(res, 200, { status: 'ok', policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() + registry.inFlightCalls(), registry: held });
       }
       case 'models': {
         allow(['GET']);
@@ -151,11 +164,13 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
       case 'admin-policy': {
         allow(['GET', 'POST']);
         if (!authorized(req)) throw new ApiError(401, 'admin endpoints need "Authorization: Bearer <AGL_PROXY_ADMIN_TOKEN>"', 'authentication_error', null, 'invalid_api_key');
-        if (method === 'GET') return send(res, 200, describe(policies));
-        const spec = parsePolicySpec(await readJson(req, maxBody));
-        const result = await policies.switchTo(spec);
-        log(`policy ${result.switched ? 'switched to' : 'already'} ${spec.switchId} (${spec.samplerPath ?? spec.baseModel}); drained in ${result.drainMs} ms, ${result.undrained} undrained`);
-        return send(res, 200, { ...result, ...describe(policies) });
+        if (method === 'GET') return send(res, 200, describe(policies, registry));
+        const body = await readJson(req, maxBody);
+        const spec = parsePolicySpec(body);
+        const result = await policies.switchTo(spec, { drain: parseDrain(body) });
+        const how = result.drain ? `drained in ${result.drainMs} ms, ${result.undrained} undrained` : `no drain, ${result.undrained} calls left on older policies`;
+        log(`policy ${result.switched ? 'switched to' : 'already'} ${spec.switchId} (${spec.samplerPath ?? spec.baseModel}); ${how}`);
+        return send(res, 200, { ...result, ...describe(policies, registry) });
       }
       case 'chat': {
         allow(['POST']);
@@ -199,14 +214,16 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     policies,
+    registry,
     server,
     close: async (graceMs = 0) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + graceMs;
-      while (policies.inFlightCalls() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (policies.inFlightCalls() + registry.inFlightCalls() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       server.closeAllConnections();
       await closed;
+      registry.close();
     },
   };
 }

@@ -1,14 +1,19 @@
 // Where rollout-scoped calls record their spans: the LightningStore REST API (sequence id from
-// POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests.
+// POST /v1/agl/spans/next at request start, span via POST /v1/agl/spans), or memory for tests. The store sink
+// also plans each call: its seed (rollout-seed.ts) and the policy its rollout was enqueued under (rollout-policy.ts).
 import { fetchJson, HttpError } from '../common/http';
 import { RolloutSeeds, type CallPlan } from './rollout-seed';
+import { RolloutPolicies } from './rollout-policy';
 import type { Span } from '../store/types';
 
 export interface SpanSink {
   nextSequenceId(rolloutId: string, attemptId: string): Promise<number>;
   /** Writes the span; with `signal`, keeps trying through transient failures until it aborts. */
   addSpan(span: Span, signal?: AbortSignal): Promise<void>;
-  /** The seed of a call, or its recorded answer (rollout-seed.ts); sinks without it leave the seed alone. */
+  /**
+   * The seed of a call, or its recorded answer (rollout-seed.ts), and the policy of its rollout (`policy`, null:
+   * the current one; rollout-policy.ts); sinks without it leave the seed alone and serve the current policy.
+   */
   planCall?(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan>;
 }
 
@@ -20,12 +25,21 @@ export class StoreSpanSink implements SpanSink {
     this.headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.seeds = new RolloutSeeds(this.base, this.headers, this.timeoutMs);
+    this.policies = new RolloutPolicies(this.base, this.headers, this.timeoutMs, (id) => this.seeds.rollout(id));
   }
   private readonly timeoutMs: number;
   private readonly seeds: RolloutSeeds;
+  private readonly policies: RolloutPolicies;
 
-  planCall(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan> {
-    return this.seeds.plan(rolloutId, attemptId, fingerprint, clientRetry, signal);
+  async planCall(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan> {
+    // In parallel, sharing the one rollout fetch: a cached rollout and resources cost no request at all.
+    const [plan, policy] = await Promise.allSettled([this.seeds.plan(rolloutId, attemptId, fingerprint, clientRetry, signal), this.policies.policyOf(rolloutId)]);
+    if (plan.status === 'rejected') throw plan.reason;
+    if (policy.status === 'rejected') {
+      plan.value.release();
+      throw policy.reason;
+    }
+    return { ...plan.value, policy: policy.value };
   }
 
   async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ScriptedSamplerFactory } from '../../proxy/fake-sampler';
+import { ScriptedSampler, ScriptedSamplerFactory } from '../../proxy/fake-sampler';
+import type { Sampler, SamplerTarget } from '../../proxy/sampler';
 import type { Script } from '../../proxy/fake-sampler';
 import type { PolicySpec } from '../../proxy/policy-spec';
 import { DEFAULT_SAMPLING } from '../../proxy/policy-spec';
@@ -74,4 +75,41 @@ export async function post(url: string, body: unknown, headers: Record<string, s
     /* SSE or empty */
   }
   return { status: res.status, headers: res.headers, json, text };
+}
+
+/**
+ * Samplers that answer "from <target>" (the sampler path, else the base model), so an answer names the policy that
+ * gave it. `calls` lists the target of every sample call; a target in `gates` waits for its gate first;
+ * `createDelayMs` slows sampler creation (to make concurrent first calls overlap).
+ */
+export class TargetSamplerFactory extends ScriptedSamplerFactory {
+  readonly calls: string[] = [];
+  readonly gates = new Map<string, Promise<void>>();
+  constructor(private readonly createDelayMs = 0) {
+    super(() => 'role_colon', () => '');
+  }
+
+  override async create(target: SamplerTarget, modelName: string): Promise<Sampler> {
+    this.created.push(target);
+    if (this.createDelayMs) await new Promise((r) => setTimeout(r, this.createDelayMs));
+    const name = target.samplerPath ?? target.baseModel!;
+    const inner = new ScriptedSampler(target.baseModel ?? modelName, 'role_colon', () => `from ${name}`);
+    return {
+      sample: async (prompt, params) => {
+        this.calls.push(name);
+        await this.gates.get(name);
+        return inner.sample(prompt, params);
+      },
+    };
+  }
+
+  /** Holds every call on `target` until the returned function is called. */
+  gate(target: string): () => void {
+    let open!: () => void;
+    this.gates.set(target, new Promise<void>((r) => (open = r)));
+    return () => {
+      this.gates.delete(target);
+      open();
+    };
+  }
 }
