@@ -1,0 +1,148 @@
+// Which plots a report has and what each one draws, as plain data: one x axis (steps) per plot, one series per
+// metric and run, aligned to the x axis with null where a run has no value (evaluation steps, say). The page
+// (page.js) only draws what this decides, so everything that needs judgement is here and unit-tested.
+import type { Row, RunData } from './run-data';
+
+export interface Series {
+  label: string;
+  run: string;
+  /** The metric's label without the run's name. */
+  metric: string;
+  color: string;
+  /** Line dash (canvas setLineDash), for telling metrics apart when colours tell runs apart. */
+  dash: number[];
+  /** Sparse series (evaluation) are drawn with points and joined across the gaps. */
+  points: boolean;
+  values: (number | null)[];
+}
+
+export interface Marker {
+  x: number;
+  label: string;
+}
+
+export interface Chart {
+  id: string;
+  title: string;
+  /** Stacked bars of non-negative parts (time per step); values are the parts, the page stacks them. */
+  stacked: boolean;
+  x: number[];
+  series: Series[];
+  markers: Marker[];
+  note?: string;
+}
+
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+const DASHES: number[][] = [[], [6, 4], [2, 3], [8, 3, 2, 3]];
+
+interface Pick {
+  label: string;
+  value: (r: Row, run?: RunData) => number | undefined;
+  points?: boolean;
+}
+
+const key = (k: string, label = k, points = false): Pick => ({ label, value: (r) => r[k], points });
+const keysMatching = (runs: RunData[], re: RegExp): Pick[] =>
+  [...new Set(runs.flatMap((r) => r.rows.flatMap(Object.keys)))]
+    .filter((k) => re.test(k))
+    .sort()
+    .map((k) => key(k));
+
+/** The time of a step that none of the timed phases account for: Temporal round trips, publishing, logging. */
+export function orchestrationSeconds(r: Row): number | undefined {
+  const total = r['time/total'];
+  if (total === undefined) return undefined;
+  const parts = TIME_PARTS.slice(0, -1).reduce((s, p) => s + (p.value(r) ?? 0), 0);
+  return Math.max(0, total - parts);
+}
+
+const TIME_PARTS: Pick[] = [
+  key('time/run_evals', 'evaluation'),
+  { label: 'sampling', value: (r) => r['time/sample'] ?? r['async/time_waiting_for_groups'] },
+  key('time/train', 'training'),
+  key('time/save_checkpoint', 'checkpointing'),
+  { label: 'orchestration (the rest)', value: orchestrationSeconds },
+];
+
+/** Every plot of a report on these runs (several runs: one curve each, overlaid). */
+export function buildCharts(runs: RunData[]): Chart[] {
+  const charts: Chart[] = [
+    chart(runs, 'reward', 'Reward (mean total per episode)', [key('env/all/reward/total', 'train'), key('test/env/all/reward/total', 'eval', true)]),
+    chart(runs, 'loss', 'Loss', keysMatching(runs, /^optim\/.*loss/)),
+    chart(runs, 'kl', 'KL diagnostics', keysMatching(runs, /^(optim|env\/all)\/.*kl(?!.*mismatched)/)),
+    chart(runs, 'entropy', 'Entropy of sampled tokens', [key('optim/entropy', 'entropy')]),
+    chart(runs, 'tokens', 'Tokens per turn', [key('env/all/ac_tokens_per_turn', 'sampled (action)'), key('env/all/ob_tokens_per_turn', 'prompt (observation)')]),
+    chart(runs, 'rollouts', 'Rollout outcomes (fraction of the step’s rollouts)', [
+      key('env/all/by_group/frac_status_succeeded', 'succeeded'),
+      key('env/all/by_group/frac_status_failed', 'failed (incl. timed out)'),
+      key('env/all/by_group/frac_status_cancelled', 'cancelled'),
+      key('env/all/by_group/frac_status_others', 'other'),
+      { label: 'no reward', value: (r) => (r['env/all/reward/not_null'] === undefined ? undefined : 1 - r['env/all/reward/not_null']) },
+    ]),
+    { ...chart(runs, 'lr', 'Learning rate (markers: settings changed by configure)', [key('optim/lr', 'learning rate')]), markers: configuredMarkers(runs) },
+  ];
+  if (runs.some((r) => r.rows.some((row) => row['async/staleness_mean'] !== undefined))) {
+    charts.push(
+      chart(runs, 'staleness', 'Staleness (policy steps between sampling and training)', [
+        key('async/staleness_mean', 'mean'),
+        key('async/staleness_max', 'max'),
+        key('async/staleness_min', 'min'),
+        { label: 'bound (maxStepsOffPolicy)', value: (r, run) => (r['async/staleness_max'] === undefined ? undefined : boundOf(run)) },
+      ]),
+    );
+  }
+  // Stacked parts of several runs would hide each other: one time plot per run.
+  for (const run of runs) {
+    const c = chart([run], runs.length > 1 ? `time-${run.name}` : 'time', `Time per step, s${runs.length > 1 ? ` (${run.name})` : ''}`, TIME_PARTS);
+    charts.push({ ...c, stacked: true, note: 'orchestration = step time minus the timed phases: Temporal round trips, publishing the policy, logging' });
+  }
+  return charts.filter((c) => c.series.length > 0);
+}
+
+function boundOf(run: RunData | undefined): number | undefined {
+  const a = run?.config.async as { maxStepsOffPolicy?: number } | null | undefined;
+  return a?.maxStepsOffPolicy;
+}
+
+function configuredMarkers(runs: RunData[]): Marker[] {
+  return runs.flatMap((run) => {
+    const out: Marker[] = [];
+    let before = '{}';
+    for (const c of run.configured) {
+      const now = JSON.stringify(c.changes);
+      if (now !== before) {
+        const text = Object.entries(c.changes).map(([k, v]) => `${k}=${v}`).join(' ');
+        out.push({ x: c.step, label: `${runs.length > 1 ? `${run.name}: ` : ''}${text || 'back to the config'}` });
+      }
+      before = now;
+    }
+    return out;
+  });
+}
+
+function chart(runs: RunData[], id: string, title: string, picks: Pick[]): Chart {
+  const x = [...new Set(runs.flatMap((r) => r.rows.map((row) => row.step!)))].sort((a, b) => a - b);
+  const series: Series[] = [];
+  runs.forEach((run, ri) => {
+    const byStep = new Map(run.rows.map((row) => [row.step!, row]));
+    picks.forEach((p, pi) => {
+      const values = x.map((step) => {
+        const row = byStep.get(step);
+        const v = row ? p.value(row, run) : undefined;
+        return v === undefined || !Number.isFinite(v) ? null : v;
+      });
+      if (values.every((v) => v === null)) return;
+      const many = runs.length > 1;
+      series.push({
+        label: many ? `${run.name} ${p.label}` : p.label,
+        run: run.name,
+        metric: p.label,
+        color: PALETTE[(many ? ri : pi) % PALETTE.length]!,
+        dash: many ? DASHES[pi % DASHES.length]! : [],
+        points: p.points === true,
+        values,
+      });
+    });
+  });
+  return { id, title, stacked: false, x, series, markers: [] };
+}
