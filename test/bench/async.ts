@@ -5,12 +5,15 @@
 // lucky batch does not count), the steps taken, the trainer's idle fraction and, for async, staleness; prints both
 // reward curves side by side; and ends with `async speedup to reward 0.8: <ratio>x` (sync wall / async wall).
 //
-//   npm run bench -- async [--median-ms 300] [--steps 20] [--runners 16] [--target 0.8] [--window 3]
-//                          [--max-off-policy 2] [--eval-every 0] [--only sync|async] [--timeout-min 15] [--keep] [--verbose]
+//   npm run bench -- async [--median-ms 300] [--steps 40] [--runners 16] [--target 0.8] [--window 3] [--full]
+//                          [--max-off-policy 2] [--async-loss NAME] [--eval-every 0] [--only sync|async] [--timeout-min 15]
+//                          [--keep] [--verbose]
 //
 // The configs are the hello example's (dev/examples.ts, = agents/examples/hello.run.json) with the stack's URLs, a
-// log path under a temporary folder, distinct run names, --steps x batchSize training tasks and, by default, no
-// evaluation (it is the same work in both modes and is not what is compared). The async run adds
+// log path under a temporary folder, distinct run names and, by default, no evaluation (it is the same work in both
+// modes and is not what is compared). Its 320 tasks make 20 steps per epoch: --steps above 20 adds epochs (rounded
+// up to whole epochs; the first 20 steps are the hello run's), below 20 keeps the first steps x 16 tasks. Each run is
+// stopped (the `stop` update: the step in flight finishes) once it reaches the target, unless --full. The async run adds
 // `"async": {"maxStepsOffPolicy": 2, "groupsPerBatch": <batchSize>}`. The base model is built once and cached under
 // .data/bench/ (or copied from .data/trainer/ when `npm start` built it), so no run pays for it.
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +26,7 @@ import { startStack, type Stack } from '../../dev/stack';
 import { EXAMPLES } from '../../dev/examples';
 import { validateRunConfig } from '../../config/load';
 import type { RunConfigInput } from '../../config/run-config';
-import { startOrAttach } from '../../cli/run-commands';
+import { startOrAttach, stop } from '../../cli/run-commands';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import { baseDir, loadOrBuildBase, recipeFor, recipeHash } from '../../trainer/model/base-models';
 import { readMeta } from '../../trainer/model/checkpoint';
@@ -35,12 +38,14 @@ const MODEL = 'local/tiny-hello';
 const { values: v } = parseArgs({
   options: {
     'median-ms': { type: 'string', default: '300' },
-    steps: { type: 'string', default: '20' },
+    steps: { type: 'string', default: '40' },
+    full: { type: 'boolean', default: false },
     runners: { type: 'string', default: '16' },
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
     'max-off-policy': { type: 'string', default: '2' },
     'eval-every': { type: 'string', default: '0' },
+    'async-loss': { type: 'string' },
     only: { type: 'string' },
     'timeout-min': { type: 'string', default: '15' },
     keep: { type: 'boolean', default: false },
@@ -95,6 +100,8 @@ interface ModeResult {
   /** The first single step whose reward reached the target, and when. */
   reachedSingle?: { step: number; wall: number };
   logPath: string;
+  /** The loss as configured (the schema's default for the mode when not set). */
+  loss?: string;
 }
 
 const t0 = Date.now();
@@ -128,11 +135,20 @@ function configFor(stack: Stack, mode: Mode, runName: string, logPath: string): 
     runName,
     logPath,
     evalEvery: EVAL_EVERY,
-    datasetBuilder: { ...base.datasetBuilder, trainDataset: Array.from({ length: STEPS * batchSize }, (_, i) => String(i)) },
+    datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
   };
   // The cookbook's AsyncConfig: train on the first `groupsPerBatch` groups to finish, at most 2 steps stale.
   if (mode === 'async') cfg.async = { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize };
+  // The async run's loss, when not the config's default for async runs (the schema checks the name).
+  if (mode === 'async' && v['async-loss'] !== undefined) (cfg as Record<string, unknown>).lossFn = v['async-loss'];
   return cfg;
+}
+
+/** The hello tasks for STEPS steps: the first STEPS x batchSize of them, or whole epochs of all of them. */
+function datasetFor(tasks: unknown[], batchSize: number): { trainDataset: unknown[]; nEpochs: number } {
+  const perEpoch = Math.floor(tasks.length / batchSize);
+  if (STEPS <= perEpoch) return { trainDataset: tasks.slice(0, STEPS * batchSize), nEpochs: 1 };
+  return { trainDataset: tasks, nEpochs: Math.ceil(STEPS / perEpoch) };
 }
 
 /** Step points from the metrics rows, each stamped with the wall time its row was first seen. */
@@ -164,7 +180,10 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   }
   const started = Date.now();
   const run = await startOrAttach(client, taskQueue, cfg, { fresh: true });
-  log(`${mode}: started ${run.workflowId} (${STEPS} steps, logs under ${logPath})`);
+  const d = cfg.datasetBuilder;
+  const numBatches = Math.floor((d.trainDataset?.length ?? 0) / d.batchSize) * d.nEpochs;
+  const loss = String((cfg as { lossFn?: unknown }).lossFn ?? 'default');
+  log(`${mode}: started ${run.workflowId} (${numBatches} steps at most, loss ${loss}, logs under ${logPath})`);
   const handle = run.handle as WorkflowHandle<typeof trainingRun>;
 
   const seenAt = new Map<number, number>();
@@ -185,6 +204,7 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
 
   let error: string | undefined;
   let ended = false;
+  let stopSent = false;
   const result = handle.result().then(
     () => undefined,
     (err: Error) => {
@@ -194,7 +214,13 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
     ended = true;
   });
   while (!ended && Date.now() - started < TIMEOUT_MS) {
-    poll();
+    const points = poll();
+    if (!v.full && !stopSent && points.some((p) => p.windowMean !== null && p.windowMean >= TARGET)) {
+      // The rest of the run tells nothing about the time to the target: end it (the step in flight finishes).
+      stopSent = true;
+      log(`${mode}: target reached, stopping the run`);
+      void stop(handle, 'bench: target reached').catch((err: Error) => log(`${mode}: stop refused: ${err.message}`));
+    }
     await Promise.race([result, sleep(250)]);
   }
   if (!ended) {
@@ -215,6 +241,7 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
     reached: firstAt((p) => p.windowMean !== null && p.windowMean >= TARGET),
     reachedSingle: firstAt((p) => p.reward !== null && p.reward >= TARGET),
     logPath,
+    loss,
   };
 }
 
@@ -235,7 +262,7 @@ function idleFraction(points: StepPoint[]): { value: number; how: string } {
 }
 
 function summarize(r: ModeResult): string[] {
-  const lines = [`${r.mode}:`];
+  const lines = [`${r.mode}:${r.loss ? ` (loss ${r.loss})` : ''}`];
   if (r.error) lines.push(`  ERROR: ${r.error}`);
   if (r.points.length === 0) return lines;
   const reach = r.reached
@@ -245,7 +272,7 @@ function summarize(r: ModeResult): string[] {
   lines.push(
     `  first single step at ${TARGET}: ${r.reachedSingle ? `step ${r.reachedSingle.step}, ${r.reachedSingle.wall.toFixed(1)} s` : 'none'}`,
   );
-  lines.push(`  run: ${r.points.length} steps in ${r.totalSeconds.toFixed(1)} s (start to end, final checkpoint included)`);
+  lines.push(`  run: ${r.points.length} steps in ${r.totalSeconds.toFixed(1)} s (start to end, final checkpoint included${r.reached && !v.full ? '; stopped at the target' : ''})`);
   const perStep = ['time/total', 'time/sample', 'time/train']
     .map((k) => [k, r.points.map((p) => numberOf(p.row, k)).filter((x): x is number => x !== null)] as const)
     .filter(([, xs]) => xs.length > 0)
@@ -293,7 +320,7 @@ function curves(results: ModeResult[]): string[] {
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-bench-async-'));
   const taskQueue = `bench-async-${randomUUID()}`;
-  say(`async bench: hello-longtail (median delay ${MEDIAN_MS} ms, p99 ${MEDIAN_MS * 10} ms), ${RUNNERS} runners, ${STEPS} steps, target train reward ${TARGET} (mean of the last ${WINDOW} steps), model ${MODEL}`);
+  say(`async bench: hello-longtail (median delay ${MEDIAN_MS} ms, p99 ${MEDIAN_MS * 10} ms), ${RUNNERS} runners, up to ${STEPS} steps${v.full ? '' : ' (each run stopped at the target)'}, target train reward ${TARGET} (mean of the last ${WINDOW} steps), model ${MODEL}`);
   await provideBaseModel(dataDir);
   let stack: Stack | undefined;
   let connection: Connection | undefined;
