@@ -3,7 +3,50 @@ import type { Progress } from '../workflows/run-types';
 
 const fmt = (x: number | undefined, digits = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
 
-export function progressLine(p: Progress, nowMs: number = Date.now()): string {
+const BARS = '▁▂▃▄▅▆▇█';
+
+/**
+ * The last `width` values as bars, one character each; rewards within 0..1 on that fixed scale (so a flat 0.9
+ * reads high), anything else between its own min and max. A missing value is a space.
+ */
+export function sparkline(values: readonly (number | null)[], width = 24): string {
+  const shown = values.slice(-width);
+  const finite = shown.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (finite.length === 0) return '';
+  const unit = finite.every((v) => v >= 0 && v <= 1);
+  const lo = unit ? 0 : Math.min(...finite);
+  const hi = unit ? 1 : Math.max(...finite);
+  return shown
+    .map((v) => {
+      if (v === null || !Number.isFinite(v)) return ' ';
+      const f = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+      return BARS[Math.min(BARS.length - 1, Math.round(f * (BARS.length - 1)))];
+    })
+    .join('');
+}
+
+/** Train reward per step, gathered from the progress a watcher sees (each step's row arrives as lastMetrics). */
+export class RewardHistory {
+  private readonly byStep = new Map<number, number>();
+
+  observe(p: Progress): void {
+    const step = p.lastMetrics['progress/batch'];
+    const reward = p.lastMetrics['env/all/reward/total'];
+    if (step !== undefined && reward !== undefined) this.byStep.set(step, reward);
+  }
+
+  /** Rewards in step order; a step the watcher never saw is null. */
+  values(): (number | null)[] {
+    if (this.byStep.size === 0) return [];
+    const steps = [...this.byStep.keys()];
+    const first = Math.min(...steps);
+    const last = Math.max(...steps);
+    return Array.from({ length: last - first + 1 }, (_, i) => this.byStep.get(first + i) ?? null);
+  }
+}
+
+/** One line; with `rewards` (train reward per step so far), a sparkline of them follows the reward. */
+export function progressLine(p: Progress, nowMs: number = Date.now(), rewards: readonly (number | null)[] = []): string {
   if (p.numBatches === 0) return `${p.runName || 'run'} | ${p.phase} (validating the config, reading the dataset, creating the model)`;
   const reward = p.lastMetrics['env/all/reward/total'];
   const evalReward = p.lastMetrics['test/env/all/reward/total'];
@@ -14,7 +57,7 @@ export function progressLine(p: Progress, nowMs: number = Date.now()): string {
     `${p.runName}`,
     `${unit} ${Math.min(p.batch + (p.phase === 'done' ? 0 : 1), p.numBatches)}/${p.async ? '~' : ''}${p.numBatches}`,
     p.paused ? 'PAUSED' : p.phase,
-    `reward ${fmt(reward)}`,
+    `reward ${fmt(reward)}${rewards.length >= 2 ? ` ${sparkline(rewards)}` : ''}`,
   ];
   if (evalReward !== undefined) parts.push(`eval ${fmt(evalReward)}`);
   if (p.async) {

@@ -7,7 +7,7 @@ import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSi
 import type { CheckpointSaved, ConfigureResult, Progress, TrainingRunResult } from '../workflows/run-types';
 import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
-import { progressLine } from './progress-format';
+import { progressLine, RewardHistory } from './progress-format';
 
 export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
 
@@ -104,13 +104,15 @@ export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: Nod
   const tty = out.isTTY === true;
   let lastKey = '';
   let done = false;
+  const rewards = new RewardHistory();
   const result = handle.result().finally(() => {
     done = true;
   });
   while (!done) {
     try {
       const p = await handle.query(progressQuery);
-      const line = progressLine(p);
+      rewards.observe(p);
+      const line = progressLine(p, Date.now(), rewards.values());
       if (tty) out.write(`\r\x1b[2K${line}`);
       else {
         const key = `${p.batch}|${p.phase}|${p.paused}`;

@@ -74,13 +74,16 @@ export const RunConfigSchema = z
     /** Passed to the service as `loss_fn_config`; keys as the Tinker SDK names them, checked against lossFn. */
     lossFnConfig: z.record(z.string(), z.number()).nullable().default(null),
     numSubsteps: z.number().int().min(1).default(1),
-    /** Accepted for compatibility with the seed's configs; this project logs to metrics.jsonl only. */
-    wandbProject: z.string().nullable().default(null),
-    wandbName: z.string().nullable().default(null),
+    /** W&B project: each step is logged to W&B too (WANDB_MODE=offline: a local run for `wandb sync`). */
+    wandbProject: z.string().min(1).nullable().default(null),
+    /** The W&B run's display name (default: runName). */
+    wandbName: z.string().min(1).nullable().default(null),
     logPath: z.string().min(1).transform(expandHome),
     /** The Tinker service; null = the hosted service. */
     baseUrl: z.url().nullable().default(null),
     enableTrace: z.boolean().default(false),
+    /** Ours: TensorBoard event files of every step under <tensorboardDir>/<runName>/ (null = none). */
+    tensorboardDir: z.string().min(1).transform(expandHome).nullable().default(null),
     removeConstantRewardGroups: z.boolean().default(false),
     evalEvery: EveryBatches.default(20),
     saveEvery: EveryBatches.default(20),
