@@ -144,8 +144,12 @@ async function runWithFaults(runName: string, faults: Fault[], over: Record<stri
   return { result, injected, seconds: (Date.now() - started) / 1000, cfg };
 }
 
+/** The fault-free run's outcome, which the shared-stack test compares against too. */
+let cleanOutcome: RunOutcome | undefined;
+
 test('faulty runs finish by themselves, bit-identical to the fault-free run', { timeout: 14 * 60_000 }, async () => {
   const clean = await runOnce('clean', []);
+  cleanOutcome = clean.outcome;
   log(`clean run: ${clean.seconds.toFixed(1)} s, final weights ${clean.outcome.finalWeightsSha256.slice(0, 16)}…, adam step ${clean.outcome.finalAdamStep}`);
   assert.equal(clean.outcome.finalAdamStep, NUM_BATCHES, 'one optimizer step per batch');
   assert.equal(clean.outcome.metrics.length, NUM_BATCHES);
@@ -220,4 +224,22 @@ test('async runs under faults: every step once, no group trained twice or lost, 
   log(`async chaos report (seed ${SEED + 1}): ${total} faults injected; ${[...byKind.entries()].map(([k, n]) => `${k}: ${n}`).join(', ')}`);
   assert.deepEqual(violations, [], 'every invariant holds in every faulty async run');
   assert.ok(total >= 20, `at least 20 faults injected into async runs (got ${total})`);
+});
+
+test('two runs at once on one stack each end with the weights they get alone', { timeout: 10 * 60_000 }, async () => {
+  assert.ok(cleanOutcome, 'the fault-free run of the first test');
+  // A second config whose policy differs from the first one's after a step, so sampling from the other run's
+  // policy would change its tokens; run alone first for its reference.
+  const other = { learningRate: 1e-2 };
+  const alone = await runWithFaults('alone-b', [], other);
+  const aloneB = outcomeOf(path.join(dataDir, 'trainer'), alone.cfg.logPath, NUM_BATCHES);
+  assert.notEqual(aloneB.finalWeightsSha256, cleanOutcome!.finalWeightsSha256, 'the two configs train different weights');
+  // Both at once: they share the store, proxy, trainer, runners and worker.
+  const [a, b] = await Promise.all([runOnce('shared-a', []), runWithFaults('shared-b', [], other)]);
+  const sharedB = outcomeOf(path.join(dataDir, 'trainer'), b.cfg.logPath, NUM_BATCHES);
+  log(`shared-a: ${a.seconds.toFixed(1)} s, shared-b: ${b.seconds.toFixed(1)} s`);
+  assert.deepEqual(a.outcome.stepWeights, cleanOutcome!.stepWeights, 'shared-a: weights after each step as alone');
+  assert.deepEqual(a.outcome.metrics, cleanOutcome!.metrics, 'shared-a: metrics rows (minus time/*) as alone');
+  assert.deepEqual(sharedB.stepWeights, aloneB.stepWeights, 'shared-b: weights after each step as alone');
+  assert.deepEqual(sharedB.metrics, aloneB.metrics, 'shared-b: metrics rows (minus time/*) as alone');
 });

@@ -15,7 +15,7 @@ import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
 import type { StartedGroup } from '../../workflows/async-scheduler';
 import type { RunSettings } from '../../workflows/run-types';
-import { pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
+import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
 
 let env: TestWorkflowEnvironment | undefined;
 before(async () => {
@@ -40,7 +40,7 @@ const config = (over: Record<string, unknown> = {}) =>
     ...over,
   });
 
-const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [], steps: [], groupDelayMs: delay });
+const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [], steps: [], learningRates: [], groupDelayMs: delay });
 
 async function withWorker<T>(rec: Recorder, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `tq-${randomUUID()}`;
@@ -138,6 +138,12 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
     assert.equal(rec.calls.filter((c) => c.startsWith('group:')).length, startedWhenPaused, 'no group started while paused');
     const p = await handle.query(progressQuery);
     assert.ok(p.async && p.async.maxStepsOffPolicy === 1, 'progress shows the async state');
+    // checkpoint and configure work as in a synchronous run, per step.
+    const saved = await handle.executeUpdate(checkpointUpdate);
+    assert.equal(saved.batch, p.policyStep);
+    assert.ok(rec.checkpoints.some((c) => c.name === saved.name && !c.final));
+    const configured = await handle.executeUpdate(configureUpdate, { args: [{ learningRate: 0.01 }] });
+    assert.equal(configured.appliesFromBatch, p.batch, 'paused: from the step it waits to start');
     await handle.signal(resumeSignal);
     // Groups 6.. never finish: the run waits for them until stopped.
     await until(async () => (await handle.query(progressQuery)).phase === 'waiting for groups' && rec.steps!.length >= 3, 'waiting on the slow groups');
@@ -147,6 +153,7 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
     assert.equal(stopped.finalCheckpoint, String(res.batchesCompleted).padStart(6, '0'));
     assert.ok(rec.checkpoints.some((c) => c.final && c.name === stopped.finalCheckpoint));
   });
+  assert.equal(rec.learningRates!.at(-1), 0.01, 'steps after the configure update train with the new rate');
 });
 
 function mkdirDir(): string {
