@@ -7,22 +7,54 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { frameRecord, readRecords } from './tfrecord';
 
-// tensorflow/core/util/event.proto and framework/summary.proto, the fields a scalar needs.
-const root = protobuf.Root.fromJSON({
-  nested: {
-    Event: {
-      fields: {
-        wall_time: { type: 'double', id: 1 },
-        step: { type: 'int64', id: 2 },
-        file_version: { type: 'string', id: 3 },
-        summary: { type: 'Summary', id: 5 },
-      },
-    },
-    Summary: { fields: { value: { rule: 'repeated', type: 'Value', id: 1 } } },
-    Value: { fields: { tag: { type: 'string', id: 1 }, simple_value: { type: 'float', id: 2 } } },
-  },
-});
-const EventType = root.lookupType('Event');
+// tensorflow/core/util/event.proto and framework/summary.proto, the fields a scalar needs, encoded by hand so
+// that a value of 0 is written too (a generic encoder drops it as the default, and TensorBoard then has no value).
+function varint(n: number | bigint): number[] {
+  let v = BigInt(n);
+  const out: number[] = [];
+  do {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    out.push(v > 0n ? b | 0x80 : b);
+  } while (v > 0n);
+  return out;
+}
+const field = (tag: number, bytes: Uint8Array) => Buffer.concat([Buffer.from([tag, ...varint(bytes.length)]), bytes]);
+
+function encodeEvent(e: { wallTime: number; step?: number; fileVersion?: string; scalars?: [string, number][] }): Buffer {
+  const wall = Buffer.alloc(9);
+  wall[0] = 0x09; // 1: wall_time, double
+  wall.writeDoubleLE(e.wallTime, 1);
+  const parts = [wall];
+  if (e.step !== undefined) parts.push(Buffer.from([0x10, ...varint(e.step)])); // 2: step, int64
+  if (e.fileVersion !== undefined) parts.push(field(0x1a, Buffer.from(e.fileVersion))); // 3: file_version
+  if (e.scalars) {
+    const values = e.scalars.map(([tag, v]) => {
+      const f = Buffer.alloc(5);
+      f[0] = 0x15; // Value 2: simple_value, float
+      f.writeFloatLE(v, 1);
+      return field(0x0a, Buffer.concat([field(0x0a, Buffer.from(tag)), f])); // Summary 1: value; Value 1: tag
+    });
+    parts.push(field(0x2a, Buffer.concat(values))); // 5: summary
+  }
+  return Buffer.concat(parts);
+}
+
+/** The step of an event that has a summary, else null. */
+function summaryStep(buf: Buffer): number | null {
+  const r = protobuf.Reader.create(buf);
+  let step = 0;
+  let summary = false;
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t >>> 3 === 2) step = Number(r.int64());
+    else {
+      if (t >>> 3 === 5) summary = true;
+      r.skipType(t & 7);
+    }
+  }
+  return summary ? step : null;
+}
 
 export type StepRow = Record<string, unknown> & { step: number };
 
@@ -35,8 +67,7 @@ function eventFile(dir: string): string {
   const existing = readdirSync(dir).filter((f) => f.startsWith('events.out.tfevents.')).sort();
   if (existing[0]) return path.join(dir, existing[0]);
   const file = path.join(dir, `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${os.hostname()}.agl`);
-  const first = EventType.encode({ wall_time: Date.now() / 1000, file_version: 'brain.Event:2' }).finish();
-  appendBytes(file, frameRecord(first));
+  appendBytes(file, frameRecord(encodeEvent({ wallTime: Date.now() / 1000, fileVersion: 'brain.Event:2' })));
   return file;
 }
 
@@ -57,8 +88,8 @@ function stepsIn(file: string): Set<number> {
   if (end < buf.length) truncateSync(file, end);
   const steps = new Set<number>();
   for (const r of records) {
-    const e = EventType.toObject(EventType.decode(r), { longs: Number }) as { step?: number; summary?: unknown };
-    if (e.summary) steps.add(e.step ?? 0);
+    const step = summaryStep(r);
+    if (step !== null) steps.add(step);
   }
   return steps;
 }
@@ -76,10 +107,8 @@ export function writeTensorboard(tensorboardDir: string, runName: string, rows: 
   const chunks: Buffer[] = [];
   for (const row of rows) {
     if (k.steps.has(row.step)) continue;
-    const value = Object.entries(row)
-      .filter(([tag, v]) => tag !== 'step' && typeof v === 'number')
-      .map(([tag, v]) => ({ tag, simple_value: v as number }));
-    chunks.push(frameRecord(EventType.encode({ wall_time: Date.now() / 1000, step: row.step, summary: { value } }).finish()));
+    const scalars = Object.entries(row).filter((kv): kv is [string, number] => kv[0] !== 'step' && typeof kv[1] === 'number');
+    chunks.push(frameRecord(encodeEvent({ wallTime: Date.now() / 1000, step: row.step, scalars })));
     k.steps.add(row.step);
     written.push(row.step);
   }
