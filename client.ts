@@ -10,6 +10,7 @@ import { runMain, UsageError } from './common/service-args';
 import { checkpoint, configure, parseAssignments, pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
+import { reportCommand } from './cli/report-command';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
 
@@ -25,6 +26,8 @@ commands:
                          from the next batch on (e.g. configure hello learningRate=0.001 evalEvery=10)
   stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly
   list                   training runs known to Temporal
+  report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
+                         --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
   ping                   run a health-check workflow on the worker
 
 <run> is a runName or a workflow id (agl-run-<runName>).`;
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { address: { type: 'string' }, namespace: { type: 'string' }, 'task-queue': { type: 'string' }, help: { type: 'boolean' } },
+      options: { address: { type: 'string' }, namespace: { type: 'string' }, 'task-queue': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
     });
@@ -130,6 +133,11 @@ async function main(): Promise<void> {
           `${w.workflowId}\t${w.status.name}\tbatch ${batch}\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}\t${workflowUiLink(settings, w.workflowId)}\n`,
         );
       }
+      return;
+    }
+    case 'report': {
+      const file = await reportCommand(rest, parsed.values.out, settings, () => connect(settings));
+      process.stdout.write(`report: ${file}\n`);
       return;
     }
     case 'ping': {

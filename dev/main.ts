@@ -19,6 +19,7 @@ import { runPaths } from '../activities/run-files';
 import { EXAMPLES } from './examples';
 import { startStack } from './stack';
 import { formatCurve, rewardCurve } from './summary';
+import { reportPath } from '../report/write-report';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -75,6 +76,7 @@ runMain(async () => {
   say(`${run.started ? 'started' : 'resuming'} run ${run.workflowId}`);
   say(`Temporal UI: ${link}`);
   say(`metrics and checkpoints: ${runPaths(logPath).dir}`);
+  say(`report (rewritten after every step): ${reportPath(logPath)}`);
 
   let result;
   try {
@@ -88,6 +90,7 @@ runMain(async () => {
   say(formatCurve(rewardCurve(runPaths(logPath).metrics)));
   say(`${result.stoppedEarly ? 'stopped' : 'finished'} after ${result.batchesCompleted}/${result.numBatches} batches; final checkpoint ${result.finalCheckpoint ?? '-'}`);
   say(`files: ${runPaths(logPath).metrics}, ${runPaths(logPath).checkpoints}`);
+  say(`report: ${reportPath(logPath)}`);
   say(`to train again from scratch: npm start -- --fresh${name === 'hello' ? '' : ` --example ${name}`}`);
   await shutdown(0);
 });

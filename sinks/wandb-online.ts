@@ -49,6 +49,9 @@ export async function finishWandbStream(spec: WandbRunSpec, rows: StepRow[], tim
   const s = streams.get(spec.id);
   if (!s) return;
   const exited = new Promise<void>((resolve) => s.child.once('exit', () => resolve()));
+  // Waited for: keep this process up until the stream has flushed.
+  s.child.ref();
+  s.child.channel?.ref();
   s.child.send({ finish: true });
   await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
 }
