@@ -1,10 +1,11 @@
 // TensorBoard event files: every metrics.jsonl row as one scalar per metric at its step, in
 // <tensorboardDir>/<runName>/events.out.tfevents.*. A step already in the file is never written again, and a
 // record torn by a crash is cut off before writing on, so each step is there once whatever crashed when.
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeSync, fsyncSync, closeSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import protobuf from 'protobufjs';
+import { appendSynced } from './append-synced';
 import { frameRecord, readRecords } from './tfrecord';
 
 // tensorflow/core/util/event.proto and framework/summary.proto, the fields a scalar needs, encoded by hand so
@@ -67,18 +68,8 @@ function eventFile(dir: string): string {
   const existing = readdirSync(dir).filter((f) => f.startsWith('events.out.tfevents.')).sort();
   if (existing[0]) return path.join(dir, existing[0]);
   const file = path.join(dir, `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${os.hostname()}.agl`);
-  appendBytes(file, frameRecord(encodeEvent({ wallTime: Date.now() / 1000, fileVersion: 'brain.Event:2' })));
+  appendSynced(file, frameRecord(encodeEvent({ wallTime: Date.now() / 1000, fileVersion: 'brain.Event:2' })));
   return file;
-}
-
-function appendBytes(file: string, bytes: Uint8Array): void {
-  const fd = openSync(file, 'a');
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Steps already in the file; cuts off a torn last record. */
@@ -112,7 +103,7 @@ export function writeTensorboard(tensorboardDir: string, runName: string, rows: 
     k.steps.add(row.step);
     written.push(row.step);
   }
-  if (chunks.length) appendBytes(file, Buffer.concat(chunks));
+  if (chunks.length) appendSynced(file, Buffer.concat(chunks));
   known.set(file, { size: statSync(file).size, steps: k.steps });
   return written;
 }

@@ -2,8 +2,9 @@
 // run-<id>.wandb (online runs: run-<time>-<id>), so `wandb sync <dir>` uploads an offline one and
 // `wandb leet inspect` shows either. One log per W&B run for the whole training run: after a crash or a
 // continue-as-new the next writer finds it, cuts off a torn last record and appends only the steps it lacks.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { appendSynced } from './append-synced';
 import { FILE_HEADER, frame, unframe } from './wandb-log-format';
 import { decodeRecord, encodeRecord, items, type WandbRecord } from './wandb-records';
 import type { StepRow } from './tensorboard';
@@ -55,13 +56,7 @@ function scan(file: string): LogState {
 
 function append(file: string, st: LogState, records: WandbRecord[]): void {
   const bytes = frame(records.map((r) => encodeRecord({ ...r, num: st.nextNum++ })), st.size);
-  const fd = openSync(file, 'a');
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendSynced(file, bytes);
   st.size += bytes.length;
 }
 
@@ -76,9 +71,7 @@ function open(spec: WandbRunSpec): { file: string; st: LogState } {
     mkdirSync(path.dirname(file), { recursive: true });
     const now = Date.now();
     const st: LogState = { size: 0, nextNum: 1, steps: new Set(), startSeconds: Math.floor(now / 1000), exited: false };
-    const fd = openSync(file, 'w');
-    writeSync(fd, FILE_HEADER);
-    closeSync(fd);
+    writeFileSync(file, FILE_HEADER);
     st.size = FILE_HEADER.length;
     append(file, st, [
       { header: { version_info: { producer: 'agl-temporal' } } },
