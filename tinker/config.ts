@@ -1,13 +1,21 @@
-// Client settings: where the service is, the key (from the environment only), and default deadlines.
+// Client settings: where the service is, the credential (from the environment only), session fields and default
+// deadlines. Defaults follow SDK 0.38: TINKER_BASE_URL, TINKER_API_KEY, TINKER_CREDENTIAL_CMD, TINKER_PROJECT_ID,
+// TINKER_TAGS, CLOUDFLARE_ACCESS_CLIENT_ID / _SECRET.
 
 export const DEFAULT_BASE_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
 export const SDK_VERSION = '0.38.0';
 
 export interface TinkerClientOptions {
-  /** The run config's `baseUrl`; default the hosted service. */
+  /** The run config's `baseUrl`; default TINKER_BASE_URL, else the hosted service. */
   baseUrl?: string;
   /** Default: process.env.TINKER_API_KEY. Never logged. */
   apiKey?: string;
+  /** A shell command printing a credential; default process.env.TINKER_CREDENTIAL_CMD. */
+  credentialCmd?: string;
+  /** create_session's project_id; default process.env.TINKER_PROJECT_ID. */
+  projectId?: string;
+  /** create_session's display_name. */
+  displayName?: string;
   /** Deadline of one HTTP call (default 60 s). */
   httpTimeoutMs?: number;
   /** Deadline of one queued request from submit to result (default 15 min). */
@@ -18,16 +26,23 @@ export interface TinkerClientOptions {
   heartbeatMs?: number;
   /** forward_backward bodies and sample/fwd-bwd results: protobuf (as SDK 0.25+, default) or JSON. */
   wire?: 'proto' | 'json';
-  /** Extra tags for create_session. */
+  /** create_session's tags; default TINKER_TAGS split on commas (deduplicated). */
   tags?: string[];
   userMetadata?: Record<string, string>;
-  /** Sink for warnings (heartbeat failures); default none. */
+  /** Sink for warnings and the session's messages; default none. */
   log?: (line: string) => void;
+  /** Pause between retries of a 402 (billing) answer; the SDK's 5 s (tests shorten it). */
+  billingPauseMs?: number;
 }
 
 export interface ResolvedOptions {
   baseUrl: string;
   apiKey: string | undefined;
+  credentialCmd: string | undefined;
+  projectId: string | undefined;
+  displayName: string | undefined;
+  extraHeaders: Record<string, string>;
+  billingPauseMs: number;
   httpTimeoutMs: number;
   futureTimeoutMs: number;
   retryBudgetMs: number;
@@ -39,15 +54,24 @@ export interface ResolvedOptions {
 }
 
 export function resolveOptions(o: TinkerClientOptions = {}): ResolvedOptions {
+  const env = process.env;
+  const extraHeaders: Record<string, string> = {};
+  if (env.CLOUDFLARE_ACCESS_CLIENT_ID) extraHeaders['cf-access-client-id'] = env.CLOUDFLARE_ACCESS_CLIENT_ID;
+  if (env.CLOUDFLARE_ACCESS_CLIENT_SECRET) extraHeaders['cf-access-client-secret'] = env.CLOUDFLARE_ACCESS_CLIENT_SECRET;
   return {
-    baseUrl: (o.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
-    apiKey: o.apiKey ?? process.env.TINKER_API_KEY,
+    baseUrl: (o.baseUrl ?? (env.TINKER_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, ''),
+    apiKey: o.apiKey ?? (env.TINKER_API_KEY || undefined),
+    credentialCmd: o.credentialCmd ?? (env.TINKER_CREDENTIAL_CMD || undefined),
+    projectId: o.projectId ?? (env.TINKER_PROJECT_ID || undefined),
+    displayName: o.displayName,
+    extraHeaders,
+    billingPauseMs: o.billingPauseMs ?? 5_000,
     httpTimeoutMs: o.httpTimeoutMs ?? 60_000,
     futureTimeoutMs: o.futureTimeoutMs ?? 15 * 60_000,
     retryBudgetMs: o.retryBudgetMs ?? 5 * 60_000,
     heartbeatMs: o.heartbeatMs ?? 10_000,
     wire: o.wire ?? 'proto',
-    tags: o.tags ?? [],
+    tags: o.tags ?? (env.TINKER_TAGS !== undefined ? [...new Set(env.TINKER_TAGS.split(','))] : []),
     userMetadata: o.userMetadata ?? {},
     log: o.log ?? (() => undefined),
   };

@@ -1,9 +1,12 @@
-// The Tinker API client: talks to hosted Tinker or the local trainer (trainer/main.ts) alike.
-export { ServiceClient, type BaseModelCapability, type LoraOptions } from './service-client';
+// The Tinker API client: talks to hosted Tinker or the local trainer (trainer/main.ts) alike, as SDK 0.38 does.
+export { ServiceClient, checkTtlSeconds, parseCheckpointPath, type BaseModelCapability, type LoraOptions } from './service-client';
 export { TrainingClient, type TrainingInfo, type SaveOptions } from './training-client';
 export { SamplingClient, type SampleOptions } from './sampling-client';
-export { DEFAULT_BASE_URL, type TinkerClientOptions, type CallOptions } from './config';
+export { DEFAULT_BASE_URL, SDK_VERSION, type TinkerClientOptions, type CallOptions } from './config';
 export { RequestFailedError, TinkerApiError, TinkerTimeoutError } from './errors';
+export { TinkerAuthError } from './auth';
+export type { ClientConfig, DynamicConfig } from './client-config';
+export type { FinishStatus } from './session';
 export type {
   AdamParams,
   Datum,

@@ -1,11 +1,12 @@
 // Entry point of the Tinker client: one session per ServiceClient, created on first use. Activities are
 // stateless, so besides creating models it can reattach to one by model_id, or rebuild one from a
-// tinker:// checkpoint.
+// tinker:// checkpoint. REST calls (capabilities, checkpoints, TTLs) need no session: like the SDK's RestClient
+// they only read client/config for the credential.
 import { resolveOptions, type CallOptions, type ResolvedOptions, type TinkerClientOptions } from './config';
 import { retrieveFuture } from './futures';
-import { TinkerHttp } from './http';
+import { TinkerHttp, pathSegment, type RequestSpec } from './http';
 import { SamplingClient } from './sampling-client';
-import { Session } from './session';
+import { Session, startClient, type FinishStatus } from './session';
 import { TrainingClient } from './training-client';
 
 export interface BaseModelCapability {
@@ -19,50 +20,79 @@ export interface LoraOptions {
   userMetadata?: Record<string, string>;
 }
 
+/** 1 hour to 10 years, as the service takes them. */
+export const MIN_TTL_SECONDS = 3600;
+export const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
+
+export function checkTtlSeconds(ttl: number | null, what = 'ttlSeconds'): void {
+  if (ttl === null) return;
+  if (!Number.isInteger(ttl) || ttl < MIN_TTL_SECONDS || ttl > MAX_TTL_SECONDS) {
+    throw new RangeError(`${what} must be a whole number of seconds from ${MIN_TTL_SECONDS} (1 hour) to ${MAX_TTL_SECONDS} (10 years), or null; got ${ttl}`);
+  }
+}
+
+/** tinker://<run>/<weights|sampler_weights>/<name> → the run and the checkpoint id (`weights/<name>`). */
+export function parseCheckpointPath(tinkerPath: string): { runId: string; checkpointId: string } {
+  const m = /^tinker:\/\/([^/]+)\/((?:weights|sampler_weights)\/[^/]+)$/.exec(tinkerPath);
+  if (!m) throw new Error(`not a tinker checkpoint path: ${tinkerPath}`);
+  return { runId: m[1], checkpointId: m[2] };
+}
+
 export class ServiceClient {
   readonly options: ResolvedOptions;
   private readonly http: TinkerHttp;
   private sessionPromise: Promise<Session> | undefined;
+  private restReady: Promise<unknown> | undefined;
 
   constructor(options: TinkerClientOptions | string = {}) {
     this.options = resolveOptions(typeof options === 'string' ? { baseUrl: options } : options);
     this.http = new TinkerHttp(this.options);
   }
 
-  /** The session, created on first use (client/config + create_session + heartbeats). */
+  /** The session, created on first use (client/config, credential, dynamic_config, create_session, heartbeats). */
   session(): Promise<Session> {
     this.sessionPromise ??= Session.create(this.http, this.options);
     this.sessionPromise.catch(() => (this.sessionPromise = undefined));
     return this.sessionPromise;
   }
 
+  /** The credential set up from client/config, without a session (the SDK's session-less REST holder). */
+  private rest(): Promise<unknown> {
+    this.restReady ??= this.sessionPromise ?? startClient(this.http, this.options);
+    this.restReady.catch(() => (this.restReady = undefined));
+    return this.restReady;
+  }
+
   async getServerCapabilities(options: CallOptions = {}): Promise<BaseModelCapability[]> {
-    const r = await this.http.getJson<{ supported_models: { model_name?: string; max_context_length?: number }[] }>(
-      '/get_server_capabilities',
-      this.spec(options),
-    );
+    await this.rest();
+    const r = await this.http.getJson<{ supported_models: { model_name?: string; max_context_length?: number }[] }>('/get_server_capabilities', this.spec(options, 'RestClient.get_server_capabilities'));
     return r.supported_models.map((m) => ({ modelName: m.model_name ?? '', maxContextLength: m.max_context_length ?? null }));
   }
 
   async createLoraTrainingClient(baseModel: string, lora: LoraOptions = {}, options: CallOptions = {}): Promise<TrainingClient> {
     const session = await this.session();
     const deadline = Date.now() + (options.timeoutMs ?? this.options.futureTimeoutMs);
+    const method = 'ServiceClient.create_lora_training_client';
+    const submittedAt = performance.now();
     const submitted = await this.http.postJson<{ request_id: string }>(
       '/create_model',
       {
         session_id: session.id,
         model_seq_id: session.nextModelSeqId(),
         base_model: baseModel,
-        user_metadata: lora.userMetadata ?? {},
-        // HEAD SDK style: unset optionals are left out, never sent as null.
-        lora_config: { rank: lora.rank ?? 32, ...(lora.seed !== undefined ? { seed: lora.seed } : {}), train_unembed: true, train_mlp: true, train_attn: true },
+        ...(lora.userMetadata ? { user_metadata: lora.userMetadata } : {}),
+        // SDK style: unset optionals are left out, never sent as null.
+        lora_config: { rank: lora.rank ?? 32, ...(lora.seed !== undefined ? { seed: lora.seed } : {}), train_mlp: true, train_attn: true, train_unembed: true },
+        optimizer_config: { type: 'adamw' },
         type: 'create_model',
       },
-      { deadline, signal: options.signal },
+      { deadline, signal: options.signal, sdkMethod: method },
     );
-    const answer = await retrieveFuture(this.http, submitted.request_id, 'CreateModel', { deadline, signal: options.signal, acceptProto: false });
+    const answer = await retrieveFuture(this.http, submitted.request_id, 'CreateModel', { deadline, signal: options.signal, acceptProto: false, submittedAt, sdkMethod: method });
     if (answer.kind !== 'json' || typeof answer.body.model_id !== 'string') throw new Error('create_model answered without a model_id');
-    return new TrainingClient(this.http, this.options, session, answer.body.model_id, 1);
+    const tc = new TrainingClient(this.http, this.options, session, answer.body.model_id, 1);
+    await tc.getInfo({ ...options, timeoutMs: Math.max(1, deadline - Date.now()) });
+    return tc;
   }
 
   /**
@@ -78,64 +108,103 @@ export class ServiceClient {
 
   /** What a tinker://…/weights/<name> checkpoint holds (weightsHash: local trainer extension). */
   async weightsInfo(path: string, options: CallOptions = {}): Promise<{ baseModel: string; loraRank: number | null; weightsHash?: string }> {
-    const r = await this.http.postJson<{ base_model: string; lora_rank?: number; weights_sha256?: string }>('/weights_info', { tinker_path: path }, this.spec(options));
+    await this.rest();
+    const r = await this.http.postJson<{ base_model: string; lora_rank?: number; weights_sha256?: string }>('/weights_info', { tinker_path: path }, this.spec(options, 'RestClient.get_weights_info_by_tinker_path'));
     return { baseModel: r.base_model, loraRank: r.lora_rank ?? null, weightsHash: r.weights_sha256 };
   }
 
   /** The saved checkpoints of a training run (model_id), oldest name first per kind. */
-  async listCheckpoints(modelId: string, options: CallOptions = {}): Promise<{ tinkerPath: string; type: 'training' | 'sampler'; time: string }[]> {
-    const r = await this.http.getJson<{ checkpoints: { tinker_path: string; checkpoint_type: 'training' | 'sampler'; time: string }[] }>(
-      `/training_runs/${encodeURIComponent(modelId)}/checkpoints`,
-      this.spec(options),
+  async listCheckpoints(
+    modelId: string,
+    options: CallOptions = {},
+  ): Promise<{ tinkerPath: string; type: 'training' | 'sampler'; time: string; expiresAt: string | null }[]> {
+    await this.rest();
+    const r = await this.http.getJson<{ checkpoints: { tinker_path: string; checkpoint_type: 'training' | 'sampler'; time: string; expires_at?: string | null }[] }>(
+      `/training_runs/${pathSegment(modelId)}/checkpoints`,
+      this.spec(options, 'RestClient.list_checkpoints'),
     );
-    return r.checkpoints.map((c) => ({ tinkerPath: c.tinker_path, type: c.checkpoint_type, time: c.time }));
+    return r.checkpoints.map((c) => ({ tinkerPath: c.tinker_path, type: c.checkpoint_type, time: c.time, expiresAt: c.expires_at ?? null }));
   }
 
   /** Deletes a saved checkpoint by its tinker:// path (retention). */
   async deleteCheckpoint(tinkerPath: string, options: CallOptions = {}): Promise<void> {
-    const m = /^tinker:\/\/([^/]+)\/((?:weights|sampler_weights)\/[^/]+)$/.exec(tinkerPath);
-    if (!m) throw new Error(`not a tinker checkpoint path: ${tinkerPath}`);
-    await this.http.call({ method: 'DELETE', path: `/training_runs/${encodeURIComponent(m[1])}/checkpoints/${m[2]}`, ...this.spec(options) });
+    const { runId, checkpointId } = parseCheckpointPath(tinkerPath);
+    await this.rest();
+    await this.http.call({ method: 'DELETE', path: `/training_runs/${pathSegment(runId)}/checkpoints/${checkpointId}`, ...this.spec(options, 'RestClient.delete_checkpoint_from_tinker_path') });
   }
 
-  /** weights_info + create_model + load_weights: a fresh model holding a saved checkpoint. */
-  async createTrainingClientFromState(path: string, opts: { withOptimizer?: boolean; seed?: number } & CallOptions = {}): Promise<TrainingClient> {
-    const info = await this.http.postJson<{ base_model: string; lora_rank?: number }>('/weights_info', { tinker_path: path }, this.spec(opts));
-    const tc = await this.createLoraTrainingClient(info.base_model, { rank: info.lora_rank ?? 32, seed: opts.seed }, opts);
-    if (opts.withOptimizer) await tc.loadStateWithOptimizer(path, opts);
-    else await tc.loadState(path, opts);
+  /** Sets (or with null removes) a checkpoint's expiry, counted from now: PUT …/checkpoints/{id}/ttl. */
+  async setCheckpointTtl(tinkerPath: string, ttlSeconds: number | null, options: CallOptions = {}): Promise<void> {
+    const { runId, checkpointId } = parseCheckpointPath(tinkerPath);
+    checkTtlSeconds(ttlSeconds);
+    await this.rest();
+    await this.http.call({
+      method: 'PUT',
+      path: `/training_runs/${pathSegment(runId)}/checkpoints/${checkpointId}/ttl`,
+      body: { ttl_seconds: ttlSeconds },
+      ...this.spec(options, 'RestClient.set_checkpoint_ttl_from_tinker_path'),
+    });
+  }
+
+  /**
+   * A fresh model holding a saved checkpoint, as SDK 0.38 makes one: a single load_weights that creates the model
+   * (`session_id` + `model_seq_id`, with the optimizer state or without), then get_info.
+   */
+  async createTrainingClientFromState(path: string, opts: { withOptimizer?: boolean } & CallOptions = {}): Promise<TrainingClient> {
+    const session = await this.session();
+    const deadline = Date.now() + (opts.timeoutMs ?? this.options.futureTimeoutMs);
+    const method = opts.withOptimizer ? 'ServiceClient.create_training_client_from_state_with_optimizer' : 'ServiceClient.create_training_client_from_state';
+    const modelSeq = session.nextModelSeqId();
+    const submittedAt = performance.now();
+    const submitted = await this.http.postJson<{ request_id: string }>(
+      '/load_weights',
+      { session_id: session.id, model_seq_id: modelSeq, path, optimizer: opts.withOptimizer ?? false, type: 'load_weights' },
+      { deadline, signal: opts.signal, retry: 'both', sdkMethod: method },
+    );
+    await retrieveFuture(this.http, submitted.request_id, 'LoadWeights', { deadline, signal: opts.signal, acceptProto: false, submittedAt, sdkMethod: method });
+    const tc = new TrainingClient(this.http, this.options, session, `${session.id}:train:${modelSeq}`, 1);
+    await tc.getInfo({ ...opts, timeoutMs: Math.max(1, deadline - Date.now()) });
     return tc;
   }
 
-  /** A sampling session on saved sampler (or training) weights, or on a base model. */
-  async createSamplingClient(target: { modelPath: string } | { baseModel: string }, options: CallOptions = {}): Promise<SamplingClient> {
+  /** A sampling session on saved sampler (or training) weights, or on a base model (both: the cookbook's KL reference). */
+  async createSamplingClient(target: { modelPath: string; baseModel?: string } | { baseModel: string; modelPath?: string }, options: CallOptions = {}): Promise<SamplingClient> {
+    if (target.modelPath !== undefined && !target.modelPath.startsWith('tinker://')) throw new Error(`model_path must start with 'tinker://', got ${JSON.stringify(target.modelPath)}`);
     const session = await this.session();
     const r = await this.http.postJson<{ sampling_session_id: string }>(
       '/create_sampling_session',
       {
         session_id: session.id,
         sampling_session_seq_id: session.nextSamplingSeqId(),
-        ...('modelPath' in target ? { model_path: target.modelPath } : { base_model: target.baseModel }),
+        ...(target.baseModel !== undefined ? { base_model: target.baseModel } : {}),
+        ...(target.modelPath !== undefined ? { model_path: target.modelPath } : {}),
         type: 'create_sampling_session',
       },
-      this.spec(options),
+      this.spec(options, 'ServiceClient.create_sampling_client'),
     );
-    return new SamplingClient(this.http, this.options, r.sampling_session_id, true);
+    return new SamplingClient(this.http, this.options, session, r.sampling_session_id, true);
   }
 
-  /** A client for an existing sampling session id (no request is made). */
+  /** A client for an existing sampling session id (no request is made until it samples). */
   samplingClient(samplingSessionId: string): SamplingClient {
-    return new SamplingClient(this.http, this.options, samplingSessionId);
+    return new SamplingClient(this.http, this.options, () => this.session(), samplingSessionId);
   }
 
-  /** Stops the heartbeat. */
-  async close(): Promise<void> {
+  /**
+   * Finishes the session on the service (`status`: success, errored or interrupted; the first reason given wins),
+   * then stops the heartbeat. A ServiceClient that never made a session only forgets its state. Retries of the
+   * finish call stop at `timeoutMs` (default 10 s), so a process shutting down is never held for long.
+   */
+  async close(status: FinishStatus = 'success', detail?: string, options: CallOptions = {}): Promise<void> {
     const s = this.sessionPromise;
     this.sessionPromise = undefined;
-    if (s) (await s.catch(() => undefined))?.close();
+    this.restReady = undefined;
+    const session = await s?.catch(() => undefined);
+    if (session) await session.finish(status, detail, Date.now() + (options.timeoutMs ?? 10_000));
+    else this.http.auth.close?.();
   }
 
-  private spec(options: CallOptions) {
-    return { deadline: Date.now() + (options.timeoutMs ?? this.options.httpTimeoutMs), signal: options.signal };
+  private spec(options: CallOptions, sdkMethod: string): Partial<RequestSpec> {
+    return { deadline: Date.now() + (options.timeoutMs ?? this.options.httpTimeoutMs), signal: options.signal, retry: 'both', sdkMethod };
   }
 }

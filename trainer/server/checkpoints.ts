@@ -3,8 +3,10 @@
 //   runs/<model_id>/weights/<name>/                 weights + optimizer state (save_weights)
 //   runs/<model_id>/sampler_weights/<name>/         frozen sampler weights (save_weights_for_sampler)
 //   sampling-sessions.jsonl                         sampling sessions backed by a path or a base model
-// Checkpoint URIs are tinker://<model_id>/<weights|sampler_weights>/<name> (§A.3).
-import { existsSync } from 'node:fs';
+// Checkpoint URIs are tinker://<model_id>/<weights|sampler_weights>/<name> (§A.3). A checkpoint saved with a TTL
+// (ttl_seconds, or PUT …/ttl later) keeps its expiry in checkpoint.json: past it, it counts as gone and the
+// trainer's sweeper deletes it.
+import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestError } from './futures';
@@ -58,8 +60,44 @@ export class CheckpointStore {
     return path.join(this.runDir(p.modelId), p.kind, checkName(p.name));
   }
 
-  exists(p: TinkerPath): boolean {
-    return existsSync(path.join(this.dir(p), 'checkpoint.json'));
+  exists(p: TinkerPath, now = Date.now()): boolean {
+    const file = path.join(this.dir(p), 'checkpoint.json');
+    if (!existsSync(file)) return false;
+    try {
+      return !expired(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>, now);
+    } catch {
+      return false; // removed under us
+    }
+  }
+
+  /** Sets the expiry `ttlSeconds` from now, or removes it (null). */
+  async setTtl(p: TinkerPath, ttlSeconds: number | null): Promise<void> {
+    const meta = await this.readMeta(p);
+    if (ttlSeconds === null) delete meta.expires_at;
+    else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    const file = path.join(this.dir(p), 'checkpoint.json');
+    await writeFile(`${file}.tmp`, JSON.stringify(meta));
+    await rename(`${file}.tmp`, file);
+  }
+
+  /** Deletes every checkpoint past its expiry; returns their paths. */
+  async sweepExpired(now = Date.now()): Promise<string[]> {
+    const gone: string[] = [];
+    let runs: string[] = [];
+    try {
+      runs = await readdir(path.join(this.dataDir, 'runs'));
+    } catch {
+      return gone;
+    }
+    for (const modelId of runs) {
+      if (!MODEL_ID.test(modelId)) continue;
+      for (const { path: p } of await this.list(modelId, true)) {
+        if (this.exists(p, now)) continue;
+        await this.remove(p);
+        gone.push(formatTinkerPath(p));
+      }
+    }
+    return gone;
   }
 
   /** Fails with a user error when the checkpoint is missing. */
@@ -101,8 +139,8 @@ export class CheckpointStore {
     return JSON.parse(await readFile(path.join(this.requireExisting(p), 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
   }
 
-  /** Every complete checkpoint of a run (half-written temporaries are skipped). */
-  async list(modelId: string): Promise<{ path: TinkerPath; meta: Record<string, unknown> }[]> {
+  /** Every complete checkpoint of a run (half-written temporaries are skipped; expired ones too unless asked). */
+  async list(modelId: string, withExpired = false): Promise<{ path: TinkerPath; meta: Record<string, unknown> }[]> {
     const out: { path: TinkerPath; meta: Record<string, unknown> }[] = [];
     for (const kind of ['weights', 'sampler_weights'] as const) {
       let names: string[] = [];
@@ -114,7 +152,10 @@ export class CheckpointStore {
       for (const name of names.sort()) {
         if (!NAME.test(name) || name.includes('.tmp-')) continue;
         const p: TinkerPath = { modelId, kind, name };
-        if (this.exists(p)) out.push({ path: p, meta: await this.readMeta(p) });
+        const file = path.join(this.dir(p), 'checkpoint.json');
+        if (!existsSync(file)) continue;
+        const meta = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+        if (withExpired || !expired(meta, Date.now())) out.push({ path: p, meta });
       }
     }
     return out;
@@ -146,4 +187,8 @@ export class CheckpointStore {
       return [];
     }
   }
+}
+
+function expired(meta: Record<string, unknown>, now: number): boolean {
+  return typeof meta.expires_at === 'string' && Date.parse(meta.expires_at) <= now;
 }

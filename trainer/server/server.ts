@@ -1,7 +1,6 @@
 // HTTP front of the local trainer: routes /api/v1/* to TinkerService, decodes JSON or protobuf bodies,
 // long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
 // it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
-import { sameSecret } from '../../common/access';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServiceServer } from '../../common/http-server';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,8 @@ import {
   sampleResultToJson,
   sampleResultToProto,
 } from '../../tinker/wire/codec';
+import { zstdDecompress } from '../../tinker/wire/zstd';
+import { Access, AuthError } from './access';
 import { RequestError, type FuturePayload } from './futures';
 import { TinkerService } from './tinker-service';
 import { asBody, optBool, reqString, type Body } from './validate';
@@ -28,6 +29,10 @@ export interface TrainerServerOptions {
   port?: number;
   /** When set, every request but healthz needs `Authorization: Bearer <token>` or `X-API-Key: <token>`. */
   token?: string;
+  /** JWT mode (see access.ts): the lifetime of each JWT handed out by POST /auth/token. */
+  jwtLifetimeSeconds?: number;
+  /** Extra flags in the client/config answer (e.g. {"proto_compress_fwdbwd": true, "fwdbwd_max_chunk_len": 2}). */
+  clientFlags?: Record<string, unknown>;
   longPollMs?: number;
   gapTimeoutMs?: number;
   maxLoadedSamplers?: number;
@@ -39,6 +44,7 @@ export interface TrainerServer {
   readonly url: string;
   readonly port: number;
   readonly service: TinkerService;
+  readonly access: Access;
   close(): Promise<void>;
 }
 
@@ -84,24 +90,21 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function authorized(req: IncomingMessage, token: string): boolean {
-  if (sameSecret(req.headers.authorization, `Bearer ${token}`)) return true;
-  const key = req.headers['x-api-key'];
-  return typeof key === 'string' && sameSecret(key, token);
-}
-
-export function buildRoutes(service: TinkerService): Map<string, Handler> {
+export function buildRoutes(service: TinkerService, access: Access): Map<string, Handler> {
   const routes = new Map<string, Handler>();
   const post = (path: string, h: (b: Body) => unknown) => routes.set(`POST ${path}`, async (_req, body) => h(json(body)));
 
   routes.set('GET /healthz', async () => ({ status: 'ok' }));
   routes.set('GET /get_server_capabilities', async () => service.capabilities());
-  post('/client/config', () => service.clientConfig());
+  post('/client/config', () => access.clientConfig());
+  post('/auth/token', () => access.mint());
   post('/client/dynamic_config', () => ({ refresh_interval_sec: 300 }));
   post('/telemetry', () => ({ status: 'accepted' }));
   post('/cancel_future', () => ({}));
-  post('/create_session', (b) => service.createSession(b));
-  post('/session_heartbeat', (b) => service.heartbeat(b));
+  post('/create_session', (b) => service.sessions.create(b));
+  post('/session_heartbeat', (b) => service.sessions.heartbeat(b));
+  routes.set('POST /sessions/*/finish', async (_req, body, [id]) => service.sessions.finish(id, json(body)));
+  post('/join_sampling_session', (b) => service.joinSamplingSession(b));
   post('/create_model', (b) => service.createModel(b));
   post('/get_info', (b) => service.getInfo(b));
   post('/unload_model', (b) => service.unloadModel(b));
@@ -114,9 +117,9 @@ export function buildRoutes(service: TinkerService): Map<string, Handler> {
   post('/weights_info', (b) => service.weightsInfo(b));
   post('/forward', (b) => service.forwardBackwardJson(b, true));
   routes.set('POST /forward_backward', async (req, body) => {
-    if (req.headers['content-encoding'] && req.headers['content-encoding'] !== 'identity') {
-      throw new RequestError(`Content-Encoding ${req.headers['content-encoding']} is not supported (client/config says proto_compress_fwdbwd=false)`, 415);
-    }
+    const encoding = req.headers['content-encoding'];
+    if (encoding === 'zstd') body = await unzstd(body);
+    else if (encoding && encoding !== 'identity') throw new RequestError(`Content-Encoding ${encoding} is not supported (only zstd)`, 415);
     if ((req.headers['content-type'] ?? '').includes(PROTO)) return service.forwardBackward(forwardBackwardRequestFromProto(body));
     return service.forwardBackwardJson(json(body), false);
   });
@@ -124,6 +127,7 @@ export function buildRoutes(service: TinkerService): Map<string, Handler> {
   routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.trainingRun(id));
   routes.set('GET /training_runs/*/checkpoints', async (_req, _body, [id]) => service.listCheckpoints(id));
   routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.deleteCheckpoint(id, ckpt));
+  routes.set('PUT /training_runs/*/checkpoints/*/*/ttl', async (_req, body, [id, kind, name]) => service.setCheckpointTtl(id, `${kind}/${name}`, json(body)));
   routes.set('POST /retrieve_future', async (req, body, _p, res) => {
     const b = json(body);
     const requestId = reqString(b, 'request_id');
@@ -140,6 +144,14 @@ export function buildRoutes(service: TinkerService): Map<string, Handler> {
     return encodePayload(payload, (req.headers.accept ?? '').includes(PROTO), res);
   });
   return routes;
+}
+
+async function unzstd(body: Buffer): Promise<Buffer> {
+  try {
+    return Buffer.from(await zstdDecompress(body, MAX_BODY));
+  } catch (err) {
+    throw new RequestError(`bad zstd body: ${(err as Error).message}`, err instanceof RangeError && /over the limit/.test((err as Error).message) ? 413 : 400);
+  }
 }
 
 /** Results go back as protobuf only for sample / forward_backward and only when asked (§A.7). */
@@ -196,8 +208,9 @@ function match(routes: Map<string, Handler>, method: string, path: string): [Han
 
 export async function startTrainerServer(opts: TrainerServerOptions): Promise<TrainerServer> {
   const service = new TinkerService(opts);
+  const access = new Access(opts);
   await service.restore();
-  const routes = buildRoutes(service);
+  const routes = buildRoutes(service, access);
   const log = opts.log ?? (() => undefined);
 
   const server: Server = createServiceServer((req, res) => {
@@ -214,9 +227,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
       try {
         if (!url.pathname.startsWith(prefix)) throw new RequestError(`no such endpoint ${url.pathname}`, 404);
         const path = url.pathname.slice(prefix.length) || '/';
-        if (opts.token && path !== '/healthz' && !authorized(req, opts.token)) {
-          throw new RequestError('missing or wrong API token (Authorization: Bearer or X-API-Key)', 401);
-        }
+        await access.check(path, req);
         const found = match(routes, req.method ?? 'GET', path);
         if (!found) throw new RequestError(`no such endpoint ${req.method} ${url.pathname}`, 404);
         const body = await readBody(req);
@@ -227,6 +238,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
           res.destroy(); // a streamed or long-poll answer failed half-way: nothing else can be said on it
           return;
         }
+        if (err instanceof AuthError && err.invalidToken) res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
         if (err instanceof RequestError) send(res, err.status, { error: err.message, category: 'user' });
         else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: (err as Error).message, category: 'user' });
         else {
@@ -250,6 +262,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     service,
+    access,
     close: () =>
       new Promise<void>((resolve) => {
         service.close();

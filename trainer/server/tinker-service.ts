@@ -9,6 +9,7 @@ import { CheckpointStore, checkName, formatTinkerPath, parseTinkerPath, type Run
 import { FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
+import { Sessions } from './sessions';
 import {
   adamFromWire,
   asBody,
@@ -24,6 +25,21 @@ import {
   samplingParamsFromWire,
   type Body,
 } from './validate';
+
+const MIN_TTL_S = 3600;
+const MAX_TTL_S = 10 * 365 * 24 * 3600;
+
+/** ttl_seconds of a save or a PUT …/ttl: 1 hour to 10 years, or null / absent (kept). */
+function ttlOf(b: Body): number | null {
+  const v = b.ttl_seconds;
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < MIN_TTL_S || v > MAX_TTL_S) {
+    throw new RequestError(`ttl_seconds must be a whole number from ${MIN_TTL_S} (1 hour) to ${MAX_TTL_S} (10 years), or null; got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+const expiry = (ttl: number | null) => (ttl === null ? {} : { expires_at: new Date(Date.now() + ttl * 1000).toISOString() });
 
 interface TrainingRun {
   info: RunInfo;
@@ -49,7 +65,8 @@ export class TinkerService {
   readonly futures = new FutureTable();
   readonly checkpoints: CheckpointStore;
   private readonly engine: Engine;
-  private readonly sessions = new Map<string, { createdAt: number; lastHeartbeat: number }>();
+  readonly sessions = new Sessions();
+  private readonly clones = new Map<string, number>();
   private readonly runs = new Map<string, TrainingRun>();
   private readonly createModelFutures = new Map<string, string>();
   private readonly samplers: SamplerRegistry;
@@ -66,7 +83,10 @@ export class TinkerService {
     this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
     this.samplers = new SamplerRegistry(opts.engine, this.checkpoints, opts.maxLoadedSamplers ?? 32);
     this.sessionTtlMs = opts.sessionTtlMs ?? 15 * 60_000;
-    this.sweeper = setInterval(() => this.expireSessions(), Math.min(60_000, this.sessionTtlMs)).unref();
+    this.sweeper = setInterval(() => {
+      this.expireSessions();
+      void this.checkpoints.sweepExpired().catch(() => undefined);
+    }, Math.min(60_000, this.sessionTtlMs)).unref();
   }
 
   close(): void {
@@ -81,9 +101,7 @@ export class TinkerService {
   /** Like the hosted service: a session that stopped heartbeating takes its models and snapshots with it. */
   expireSessions(now = Date.now()): string[] {
     const expired: string[] = [];
-    for (const [id, s] of this.sessions) {
-      if (now - s.lastHeartbeat <= this.sessionTtlMs) continue;
-      this.sessions.delete(id);
+    for (const id of this.sessions.expire(this.sessionTtlMs, now)) {
       expired.push(id);
       for (const modelId of this.runs.keys()) if (modelId.startsWith(`${id}:train:`)) this.runs.delete(modelId);
       this.samplers.dropEphemeral(`${id}:sample:`);
@@ -110,36 +128,6 @@ export class TinkerService {
         sampleable: true,
       })),
     };
-  }
-
-  clientConfig() {
-    return {
-      pjwt_auth_enabled: false,
-      credential_default_source: 'api_key',
-      use_pyqwest_transport: false,
-      parallel_fwdbwd_chunks: false,
-      proto_write_fwdbwd: false,
-      proto_compress_fwdbwd: false,
-      create_model_via_load_weights: false,
-      sample_use_retrieve_futures: false,
-      sample_join_sampling_session: false,
-      custom_loss_server_side: false,
-    };
-  }
-
-  createSession(_b: Body) {
-    const id = `s-${randomUUID()}`;
-    this.sessions.set(id, { createdAt: Date.now(), lastHeartbeat: Date.now() });
-    return { session_id: id, type: 'create_session' };
-  }
-
-  heartbeat(b: Body) {
-    const id = reqString(b, 'session_id');
-    const s = this.sessions.get(id);
-    // Sessions of an earlier life of this trainer are adopted, so clients survive a trainer restart.
-    if (s) s.lastHeartbeat = Date.now();
-    else this.sessions.set(id, { createdAt: Date.now(), lastHeartbeat: Date.now() });
-    return { type: 'session_heartbeat' };
   }
 
   async getInfo(b: Body) {
@@ -204,6 +192,7 @@ export class TinkerService {
         time: typeof meta.time === 'string' ? meta.time : new Date(0).toISOString(),
         tinker_path: formatTinkerPath(p),
         public: false,
+        expires_at: typeof meta.expires_at === 'string' ? meta.expires_at : null,
       })),
       cursor: { offset: 0, limit: found.length, total_count: found.length },
     };
@@ -216,6 +205,25 @@ export class TinkerService {
     return {};
   }
 
+  async setCheckpointTtl(modelId: string, checkpointId: string, b: Body) {
+    const [kind, name] = checkpointId.split('/');
+    const p = parseTinkerPath(`tinker://${modelId}/${kind}/${name}`);
+    const ttl = ttlOf(asBody(b));
+    if (!('ttl_seconds' in b)) throw new RequestError('ttl_seconds is required (a number of seconds, or null to keep the checkpoint)');
+    this.checkpoints.requireExisting(p);
+    await this.checkpoints.setTtl(p, ttl);
+    return {};
+  }
+
+  /** A clone of a sampling session gets its own block of seq_ids (SDK 0.38 `sample_join_sampling_session`). */
+  joinSamplingSession(b: Body) {
+    const id = reqString(b, 'sampling_session_id');
+    if (!this.samplers.get(id)) throw new RequestError(`unknown sampling_session_id ${JSON.stringify(id)}`, 404);
+    const n = (this.clones.get(id) ?? 0) + 1;
+    this.clones.set(id, n);
+    return { client_counter: n, type: 'join_sampling_session' };
+  }
+
   sampler(id: string) {
     const s = this.samplers.get(id);
     if (!s) throw new RequestError(`unknown sampling session ${JSON.stringify(id)}`, 404);
@@ -224,6 +232,7 @@ export class TinkerService {
 
   async createSamplingSession(b: Body) {
     const sessionId = reqString(b, 'session_id');
+    this.sessions.requireOpen(sessionId);
     const seq = reqInt(b, 'sampling_session_seq_id', 0);
     const modelPath = optString(b, 'model_path');
     const baseModel = optString(b, 'base_model');
@@ -253,6 +262,7 @@ export class TinkerService {
 
   createModel(b: Body) {
     const sessionId = reqString(b, 'session_id');
+    this.sessions.requireOpen(sessionId);
     const modelSeq = reqInt(b, 'model_seq_id', 0);
     const baseModel = reqString(b, 'base_model');
     this.baseModel(baseModel);
@@ -325,9 +335,10 @@ export class TinkerService {
     return this.enqueue(run, seq, () => {
       const name = checkName(optString(b, 'path') ?? `seq-${seq ?? Date.now()}`);
       const overwrite = optBool(b, 'overwrite') ?? false;
+      const ttl = ttlOf(b);
       const p: TinkerPath = { modelId: run.info.modelId, kind: 'weights', name };
       return async (model) => {
-        const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir), { weights_sha256: model.weightsHash() });
+        const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir), { weights_sha256: model.weightsHash(), ...expiry(ttl) });
         return { kind: 'json', body: { path, type: 'save_weights' } };
       };
     });
@@ -342,11 +353,14 @@ export class TinkerService {
       const samplingSeq = optInt(b, 'sampling_session_seq_id', 0);
       if (name === undefined && samplingSeq === undefined) throw new RequestError('save_weights_for_sampler needs path or sampling_session_seq_id');
       if (name !== undefined) checkName(name);
+      const kind = optString(b, 'kind') ?? 'snapshot';
+      if (kind !== 'snapshot' && kind !== 'inflight') throw new RequestError(`kind must be "snapshot" or "inflight", got ${JSON.stringify(kind)}`);
+      const ttl = ttlOf(b);
       return async (model) => {
         const frozen = model.snapshot();
         if (name !== undefined) {
           const p: TinkerPath = { modelId: run.info.modelId, kind: 'sampler_weights', name: checkName(name) };
-          const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir));
+          const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir), expiry(ttl));
           return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
         }
         const id = `${sessionId}:sample:${samplingSeq}`;
@@ -390,6 +404,7 @@ export class TinkerService {
 
   async createViaLoad(b: Body) {
     const sessionId = reqString(b, 'session_id');
+    this.sessions.requireOpen(sessionId);
     const modelSeq = reqInt(b, 'model_seq_id', 0);
     const modelId = `${sessionId}:train:${modelSeq}`;
     const existing = this.createModelFutures.get(modelId);
