@@ -1,4 +1,5 @@
 // Small HTTP helpers with a deadline on every call.
+import { httpRequest } from './http-transport';
 
 export class HttpError extends Error {
   override readonly name = 'HttpError';
@@ -20,7 +21,7 @@ export interface FetchJsonOptions {
   signal?: AbortSignal;
 }
 
-/** JSON request/response with a deadline; non-2xx answers throw HttpError. */
+/** JSON request/response with a deadline over pooled connections (http-transport.ts); non-2xx answers throw HttpError. */
 export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   let body: string | undefined;
@@ -28,15 +29,15 @@ export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(opts.body);
   }
-  const res = await fetch(url, {
+  const res = await httpRequest(url, {
     method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body,
-    signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs ?? 30_000)]) : AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    signal: opts.signal,
   });
-  const text = await res.text();
-  if (!res.ok) throw new HttpError(res.status, url, text);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
+  if (res.status < 200 || res.status >= 300) throw new HttpError(res.status, url, res.text);
+  return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
 }
 
 /** Polls `url` until it answers 2xx or the deadline passes. */

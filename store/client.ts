@@ -10,6 +10,7 @@ import type {
   RolloutConfig, RolloutMode, Span, StoreStatistics, UpdateAttemptRequest, UpdateRolloutRequest, Worker,
 } from './types';
 import { isTerminalRolloutStatus } from './types';
+import { httpRequest } from '../common/http-transport';
 
 export class StoreHttpError extends Error {
   override readonly name = 'StoreHttpError';
@@ -63,8 +64,7 @@ function isConnectFailure(err: unknown): boolean {
 function isTransientNetworkFailure(err: unknown): boolean {
   if (isConnectFailure(err)) return true;
   const code = (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED'
-    || (err instanceof TypeError && err.message === 'fetch failed');
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 export class StoreClient {
@@ -96,12 +96,9 @@ export class StoreClient {
     for (let attempt = 0; ; attempt++) {
       const delay = this.retryDelaysMs[attempt];
       try {
-        const signals = [AbortSignal.timeout(spec.timeoutMs ?? this.timeoutMs)];
-        if (spec.signal) signals.push(spec.signal);
-        const res = await fetch(url, { method: spec.method, headers, body, signal: AbortSignal.any(signals) });
-        const text = await res.text();
-        if (res.ok) return (text === '' ? null : JSON.parse(text)) as T;
-        const error = new StoreHttpError(res.status, `${spec.method} ${url.pathname}`, text);
+        const res = await httpRequest(url, { method: spec.method, headers, body, timeoutMs: spec.timeoutMs ?? this.timeoutMs, signal: spec.signal });
+        if (res.status >= 200 && res.status < 300) return (res.text === '' ? null : JSON.parse(res.text)) as T;
+        const error = new StoreHttpError(res.status, `${spec.method} ${url.pathname}`, res.text);
         if (spec.retry === 'always' && (res.status >= 500 || res.status === 408) && delay !== undefined) {
           await sleep(delay);
           continue;

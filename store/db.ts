@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CALL_KEY_ATTR } from './types';
 
 export type SyncMode = 'full' | 'normal';
 
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS spans (
   name TEXT NOT NULL,
   start_time REAL,
   end_time REAL,
+  call_key TEXT,
   body TEXT NOT NULL,
   UNIQUE (rollout_id, attempt_id, span_id)
 );
@@ -93,5 +95,23 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = OFF');
   db.exec(SCHEMA);
+  addCallKeys(db);
   return db;
+}
+
+/**
+ * The spans' call keys (span-ops.ts callRecord) and their index. A database made before they existed gets the
+ * column, filled from the stored bodies once.
+ */
+function addCallKeys(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(spans)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'call_key')) {
+    db.transaction(() => {
+      db.exec('ALTER TABLE spans ADD COLUMN call_key TEXT');
+      db.prepare(`UPDATE spans SET call_key = json_extract(body, '$.attributes."' || ? || '"')
+        WHERE json_extract(body, '$.status.status_code') IS NOT 'ERROR'
+          AND json_type(body, '$.attributes."' || ? || '"') = 'text'`).run(CALL_KEY_ATTR, CALL_KEY_ATTR);
+    })();
+  }
+  db.exec('CREATE INDEX IF NOT EXISTS spans_by_call ON spans(rollout_id, attempt_id, call_key, sequence_id) WHERE call_key IS NOT NULL');
 }

@@ -7,12 +7,23 @@ import { closeSync, fsync, openSync } from 'node:fs';
 export class GroupCommit {
   private fd: number | null = null;
   private running: Promise<void> | null = null;
+  /** The highest commit number the running fsync covers (it started after that commit). */
+  private runningCovers = -1;
   private queued: Promise<void> | null = null;
+  /** The highest commit number a caller has named. */
+  private latestCommit = -1;
 
   constructor(private readonly walPath: string, private readonly dbPath: string) {}
 
-  /** Resolves once everything committed before this call is on disk. */
-  flush(): Promise<void> {
+  /**
+   * Resolves once everything committed before this call is on disk. `commit` (the caller's commit number, growing)
+   * lets callers whose commit an fsync already running covers join it instead of queueing another.
+   */
+  flush(commit?: number): Promise<void> {
+    if (commit !== undefined) {
+      this.latestCommit = Math.max(this.latestCommit, commit);
+      if (this.running && this.runningCovers >= commit) return this.running;
+    }
     if (this.queued) return this.queued; // the queued fsync starts after our commit: it covers us
     if (this.running) {
       const next = () => { this.queued = null; return this.start(); };
@@ -23,6 +34,7 @@ export class GroupCommit {
   }
 
   private start(): Promise<void> {
+    this.runningCovers = this.latestCommit;
     const fd = this.fd ?? this.open();
     const p = new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())))
       .finally(() => {

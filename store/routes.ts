@@ -171,6 +171,10 @@ export function buildRoutes(store: LightningStore): Route[] {
   add('GET', '/spans', ({ query }) =>
     ok(store.querySpans(validate(S.QuerySpansSchema, queryToObject(query, [], ['limit', 'offset'])) as QuerySpansRequest)));
   add('POST', '/spans/search', ({ body }) => ok(store.querySpans(validate(S.QuerySpansSchema, body) as QuerySpansRequest)));
+  add('POST', '/spans/calls', ({ body }) => {
+    const req = validate(S.CallRecordSchema, body);
+    return ok(store.callRecord(req.rollout_id, req.attempt_id, req.call_key, req.with_last ?? false));
+  });
   add('POST', '/spans/next', ({ body }) => {
     const req = validate(S.NextSequenceSchema, body);
     return ok({ sequence_id: store.nextSequenceIds([req.rollout_id])[0] });

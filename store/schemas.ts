@@ -72,6 +72,8 @@ export const QueryRolloutsSchema = z.object({
   rollout_id_in: stringList.nullable().optional(),
   rollout_ids: stringList.nullable().optional(), // deprecated alias
   rollout_id_contains: z.string().nullable().optional(),
+  /** Ours: rollouts whose idempotency key starts with this (e.g. one batch of a training run). */
+  idempotency_key_prefix: z.string().min(1).nullable().optional(),
 });
 
 export const QueryAttemptsSchema = z.object(paginationFields).nullable().optional();
@@ -98,6 +100,9 @@ export const QuerySpansSchema = z.object({
 });
 
 export const NextSequenceSchema = z.object({ rollout_id: z.string(), attempt_id: z.string() });
+
+/** Ours: what the proxy needs to plan a rollout-scoped call (span-ops.ts callRecord). */
+export const CallRecordSchema = z.object({ rollout_id: z.string(), attempt_id: z.string(), call_key: z.string().min(1), with_last: z.boolean().optional() });
 
 export const WaitRolloutsSchema = z.object({
   rollout_ids: stringList,

@@ -58,11 +58,17 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const bodyLimit = options.bodyLimitBytes ?? 32 * 1024 * 1024;
   const maxWait = options.maxWaitSeconds ?? 25;
   const db = openStoreDatabase(options.dbPath, options.sync ?? 'full');
-  const store = new LightningStore(db);
+  // The writes of one event-loop turn share a transaction (store-db.ts): one commit, one fsync per turn.
+  const store = new LightningStore(db, { batchWrites: true });
   const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`, options.dbPath) : null;
-  /** Call after a handler ran: when it wrote, wait until the write is on disk before answering. */
+  /**
+   * Call after a handler ran, before answering: waits until what it saw is committed and, when it wrote, on disk.
+   * Reads wait for the commit too: they may have seen writes of the open batch.
+   */
   const durable = async (writesBefore: number) => {
-    if (groupCommit && store.writeCount !== writesBefore) await groupCommit.flush();
+    const wrote = store.writeCount !== writesBefore; // before awaiting: later requests write meanwhile
+    await store.settled();
+    if (groupCommit && wrote) await groupCommit.flush(store.commitCount);
   };
   const routes = buildRoutes(store);
   const openWaits = new Set<() => void>();
@@ -77,7 +83,11 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     const { rollout_ids: ids, timeout } = validate(WaitRolloutsSchema, body);
     const seconds = Math.min(Math.max(timeout ?? maxWait, 0), maxWait);
     const pending = store.unfinishedRolloutIds(ids);
-    if (pending.size === 0 || seconds === 0) return sendJson(res, 200, store.finishedRollouts(ids));
+    if (pending.size === 0 || seconds === 0) {
+      const finished = store.finishedRollouts(ids);
+      store.settled().then(() => sendJson(res, 200, finished), (err) => sendError(res, err, log));
+      return;
+    }
     let done = false;
     const finish = () => {
       if (done) return;
@@ -158,6 +168,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       return;
     }
     if (path === '/v1/agl/waits/rollouts' && method === 'POST') {
+      // Answered once the rollouts it reports are committed (listeners hear of finished ones only after that).
       return waitForRollouts(req, res, parseJsonBody(await readBody(req, bodyLimit)));
     }
     const match = matchRoute(routes, method, path);
@@ -212,6 +223,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      store.flush();
       groupCommit?.close();
       db.close();
     },

@@ -177,6 +177,8 @@ export interface QueryRolloutsRequest extends Pagination {
   status_in?: RolloutStatus[] | null;
   rollout_id_in?: string[] | null;
   rollout_id_contains?: string | null;
+  /** Ours: rollouts whose idempotency key starts with this prefix. */
+  idempotency_key_prefix?: string | null;
   filter_logic?: FilterLogic;
 }
 
@@ -227,3 +229,18 @@ export const DEFAULT_ROLLOUT_CONFIG: RolloutConfig = {
 export const REWARD_SPAN_NAME = 'agentlightning.annotation';
 export const REWARD_VALUE_ATTR = 'agentlightning.reward.0.value';
 export const REWARD_NAME_ATTR = 'agentlightning.reward.0.name';
+
+/**
+ * Ours: a span with this string attribute and a status other than ERROR records an answered call; the store
+ * indexes it, so a caller finds how often an attempt made the same call, and its last answer, without reading
+ * the attempt's spans (`POST /v1/agl/spans/calls`; the proxy's request fingerprint).
+ */
+export const CALL_KEY_ATTR = 'agl.request.fingerprint';
+
+/** Ours: the answer of `POST /v1/agl/spans/calls`. */
+export interface CallRecord {
+  /** Answered calls of the attempt with this key. */
+  answered: number;
+  /** The latest of them (highest sequence id), when asked for (`with_last`) and there is one. */
+  last: Span | null;
+}

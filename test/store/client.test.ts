@@ -71,7 +71,7 @@ describe('StoreClient transport', () => {
 
   test('connection refused is retried, then reported', async () => {
     const dead = new StoreClient(`http://127.0.0.1:${await freePort()}`, { retryDelaysMs: [10, 10], token: '' });
-    await assert.rejects(dead.getLatestResources(), /fetch failed|ECONNREFUSED/);
+    await assert.rejects(dead.getLatestResources(), /ECONNREFUSED/);
     assert.equal(await dead.health(), false);
   });
 });
