@@ -180,7 +180,8 @@ export class ServiceClient {
         ...(target.modelPath !== undefined ? { model_path: target.modelPath } : {}),
         type: 'create_sampling_session',
       },
-      this.spec(options, 'ServiceClient.create_sampling_client'),
+      // A plain call in the SDK (transport retries only, so `x-should-retry: false` ends it).
+      { ...this.spec(options, 'ServiceClient.create_sampling_client'), retry: 'transport' },
     );
     return new SamplingClient(this.http, this.options, session, r.sampling_session_id, true);
   }
