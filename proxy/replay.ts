@@ -4,11 +4,12 @@
 // of sampling again, so the attempt keeps one answered call for one turn, and the agent sees what training sees.
 import { createHash } from 'node:crypto';
 import type { Tokenizer } from '../chat';
-import type { Span } from '../store/types';
+import { CALL_KEY_ATTR, type Span } from '../store/types';
 import { logprobEntries, type ChatCompletion, type Choice } from './completion';
 import type { ChatRequest } from './request';
 
-export const FINGERPRINT_ATTRIBUTE = 'agl.request.fingerprint';
+/** The span attribute holding the fingerprint: the store indexes answered calls by it (its call key). */
+export const FINGERPRINT_ATTRIBUTE = CALL_KEY_ATTR;
 
 /** A stable digest of what was asked: the same request body gives the same fingerprint. */
 export function requestFingerprint(req: ChatRequest): string {

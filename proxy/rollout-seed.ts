@@ -5,13 +5,13 @@
 // restart, and a rerun of the same config all sample exactly the same tokens, and calls an agent makes in
 // parallel get seeds that do not depend on which arrived first. Failed calls (error spans) do not count: their
 // retry gets the seed they would have had. A client's retry of a call whose answer is already recorded gets that
-// answer back (`recorded`) instead of a second sample.
+// answer back (`recorded`) instead of a second sample. The count and the recorded answer come from the store's
+// index of answered calls (the fingerprint is the span's call key, store/types.ts CALL_KEY_ATTR), which is as
+// durable as the spans themselves: a restarted proxy finds the same counts.
 import { createHash } from 'node:crypto';
 import { fetchJson } from '../common/http';
-import type { Span } from '../store/types';
+import type { CallRecord, Span } from '../store/types';
 import type { PolicySpec } from './policy-spec';
-import { FINGERPRINT_ATTRIBUTE } from './replay';
-import { PROXY_SPAN_NAME } from './span';
 
 export interface CallPlan {
   seed: number;
@@ -63,16 +63,17 @@ export class RolloutSeeds {
     return fetched;
   }
 
-  /** The attempt's answered calls that asked what `fingerprint` asks, by sequence id. */
-  private async answeredAlike(rolloutId: string, attemptId: string, fingerprint: string): Promise<Span[]> {
-    const page = await fetchJson<{ items: Span[] }>(`${this.base}/spans/search`, {
-      body: { rollout_id: rolloutId, attempt_id: attemptId, name: PROXY_SPAN_NAME, limit: -1, offset: 0 },
+  /**
+   * How many answered calls of the attempt asked what `fingerprint` asks, and (for a client's retry) the latest
+   * of them. One indexed look-up in the store (POST /spans/calls): no earlier span is read, so a call costs the
+   * same whether its attempt made 3 calls before it or 300.
+   */
+  private answeredAlike(rolloutId: string, attemptId: string, fingerprint: string, withLast: boolean): Promise<CallRecord> {
+    return fetchJson<CallRecord>(`${this.base}/spans/calls`, {
+      body: { rollout_id: rolloutId, attempt_id: attemptId, call_key: fingerprint, with_last: withLast },
       timeoutMs: this.timeoutMs,
       headers: this.headers,
     });
-    return (page.items ?? [])
-      .filter((s) => s.name === PROXY_SPAN_NAME && s.status?.status_code !== 'ERROR' && s.attributes?.[FINGERPRINT_ATTRIBUTE] === fingerprint)
-      .sort((x, y) => x.sequence_id - y.sequence_id);
   }
 
   async plan(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan> {
@@ -93,9 +94,9 @@ export class RolloutSeeds {
       else this.inFlight.delete(key);
     };
     try {
-      const [{ seedBase: base }, alike] = await Promise.all([this.rollout(rolloutId), this.answeredAlike(rolloutId, attemptId, fingerprint)]);
-      const recorded = clientRetry ? (alike.at(-1) ?? null) : null;
-      const index = alike.length + parallel;
+      const [{ seedBase: base }, alike] = await Promise.all([this.rollout(rolloutId), this.answeredAlike(rolloutId, attemptId, fingerprint, clientRetry)]);
+      const recorded = clientRetry ? alike.last : null;
+      const index = alike.answered + parallel;
       const seed = createHash('sha256').update(`${base}/${fingerprint}/${index}`).digest().readUInt32BE(0) & 0x7fffffff;
       return { seed, recorded, release };
     } catch (err) {
