@@ -91,7 +91,7 @@ export class TinkerHttp {
   private async headers(spec: RequestSpec, binary: boolean, key: string, attempt: number, auth: AuthProvider): Promise<Record<string, string>> {
     const h: Record<string, string> = {
       accept: 'application/json',
-      'content-type': binary ? 'application/x-protobuf' : 'application/json',
+      ...(spec.body !== undefined ? { 'content-type': binary ? 'application/x-protobuf' : 'application/json' } : {}),
       'user-agent': `agl-temporal-tinker/${SDK_VERSION}`,
       'x-stainless-retry-count': String(attempt),
       ...this.opts.extraHeaders,
