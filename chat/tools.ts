@@ -2,9 +2,9 @@
 // cookbook's later create_conversation_prefix_with_tools): a system message listing each tool as JSON inside
 // <tools></tools>, merged with the conversation's own leading system message.
 import { pyJsonDumps } from './py-json';
-import type { Message } from './types';
+import type { Message, ToolSpec } from './types';
 
-export type ToolSpec = Record<string, unknown>;
+export type { ToolSpec } from './types';
 
 const HEADER =
   '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +

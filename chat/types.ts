@@ -14,6 +14,9 @@ export interface Message {
   name?: string;
 }
 
+/** An OpenAI chat tool definition: {"type": "function", "function": {"name", "description"?, "parameters"?}}. */
+export type ToolSpec = Record<string, unknown>;
+
 export interface Tokenizer {
   /** e.g. "Qwen/Qwen3-4B-Instruct-2507" or "local/bytes". */
   readonly name: string;
@@ -43,6 +46,12 @@ export interface Renderer {
   /** Strings (role_colon) or token ids (llama3, qwen3*) that end a turn. */
   stopSequences(): string[] | number[];
   parseResponse(tokens: readonly number[]): ParsedResponse;
+  /**
+   * The messages with the tools declared as this renderer's template declares them; assistant `tool_calls` and
+   * `tool` messages are then rendered by buildGenerationPrompt and calls parsed by parseResponse. Absent: the
+   * renderer cannot show tools or tool calls to the model, and a call that needs them is refused.
+   */
+  withTools?(messages: readonly Message[], tools: readonly ToolSpec[]): Message[];
 }
 
 export class RenderError extends Error {

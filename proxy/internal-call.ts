@@ -1,25 +1,53 @@
-// One chat-completions call: plan (rollout-scoped calls: seed and the rollout's policy), sequence id, policy
-// lease, render, sample with a deadline and retries, parse, span. Returns the completion or throws ApiError; the
-// server writes it out.
-import { randomUUID } from 'node:crypto';
-import type { Message } from '../chat';
-import { withToolDeclarations } from '../chat/tools';
-import { buildCompletion } from './completion';
-import type { ChatCompletion } from './completion';
+// One call, whatever API it came through: every API parses its request into an InternalCall and prints the
+// InternalAnswer back in its own format (apis/). Here, once for all of them: plan (rollout-scoped calls: seed
+// and the rollout's policy), client-retry replay, sequence id, policy lease, render, sample with a deadline and
+// retries, parse, span. Returns the answer or throws ApiError; the server writes it out.
+import { createHash } from 'node:crypto';
+import type { Message, ToolSpec } from '../chat';
 import { HttpError } from '../common/http';
-import { ApiError, badRequest } from './errors';
-import type { ActivePolicy, PolicyManager } from './policy';
+import { buildAnswer, type InternalAnswer } from './answer';
+import { ApiError } from './errors';
+import type { PolicyManager } from './policy';
 import { leasePolicy, rendererOf } from './policy-registry';
 import type { PolicyRegistry } from './policy-registry';
 import type { PolicySpec } from './policy-spec';
-import type { ChatRequest } from './request';
+import { buildPrompt } from './prompt';
+import { answerFromSpan } from './recorded';
+import { requestFingerprint } from './replay';
+import type { ChatRequest, SamplingOverrides } from './request';
+import type { CallPlan } from './rollout-seed';
 import { SamplerError } from './sampler';
 import type { Sampler, SampleParams, SampledSequence } from './sampler';
 import { buildSpan } from './span';
 import type { SpanSink } from './span-sink';
-import type { CallPlan } from './rollout-seed';
-import { completionFromSpan, requestFingerprint } from './replay';
-import type { Span } from '../store/types';
+import type { AttributeValue, Span } from '../store/types';
+
+export type ApiName = 'chat' | 'responses' | 'messages' | 'completions';
+
+export interface InternalCall {
+  api: ApiName;
+  /** The answer's id, in the API's own form. */
+  id: string;
+  model: string | null;
+  /** The conversation, rendered with the policy's renderer ([] when `prompt` is given). */
+  messages: Message[];
+  /** OpenAI chat tool definitions shown to the model ([] for none, also for tool_choice "none"). */
+  tools: ToolSpec[];
+  /** A prompt rendered without chat template (Completions): a text, or token ids as given. */
+  prompt: { text: string } | { tokens: number[] } | null;
+  n: number;
+  stream: boolean;
+  /** User stop strings, cut after sampling. */
+  stop: string[];
+  /** Unset fields take the policy's defaults. */
+  sampling: SamplingOverrides;
+  /** How this API writes tool-call ids ("call_", "toolu_", ...). */
+  toolCallIdPrefix: string;
+  /** The span's trace id (32 hex digits), when the API finds its spans by it; else random. */
+  traceId?: string;
+  /** Attributes the API adds to the span of an answered call. */
+  spanAttributes?(answer: InternalAnswer): Record<string, AttributeValue>;
+}
 
 export interface CallOptions {
   /** The current policy (unscoped calls, rollouts whose resources name none) and its switch. */
@@ -44,18 +72,30 @@ export interface Scope {
 }
 
 export interface CallResult {
-  completion: ChatCompletion;
+  answer: InternalAnswer;
   policy: PolicySpec;
   sequenceId: number | null;
 }
 
-function effectiveSampling(req: ChatRequest, spec: PolicySpec) {
+/**
+ * A stable digest of what was asked. A chat call's is replay.ts's requestFingerprint, unchanged (its seeds stay
+ * what they were); another API's adds the API and a prompt given without chat template.
+ */
+export function callFingerprint(call: InternalCall): string {
+  const { model, messages, tools, n, stop, sampling } = call;
+  const asChat: ChatRequest = { model, messages, tools, n, stop, sampling, stream: false, includeUsage: false };
+  const fp = requestFingerprint(asChat);
+  if (call.api === 'chat') return fp;
+  return createHash('sha256').update(JSON.stringify([call.api, fp, call.prompt])).digest('hex').slice(0, 32);
+}
+
+function effectiveSampling(call: InternalCall, spec: PolicySpec) {
   return {
-    temperature: req.sampling.temperature ?? spec.sampling.temperature,
-    topP: req.sampling.topP ?? spec.sampling.topP,
-    topK: req.sampling.topK ?? spec.sampling.topK,
-    maxTokens: req.sampling.maxTokens ?? spec.sampling.maxTokens,
-    seed: req.sampling.seed,
+    temperature: call.sampling.temperature ?? spec.sampling.temperature,
+    topP: call.sampling.topP ?? spec.sampling.topP,
+    topK: call.sampling.topK ?? spec.sampling.topK,
+    maxTokens: call.sampling.maxTokens ?? spec.sampling.maxTokens,
+    seed: call.sampling.seed,
   };
 }
 
@@ -80,13 +120,13 @@ function asApiError(err: unknown, signal: AbortSignal, timeoutSignal: AbortSigna
   return new ApiError(502, `sampler: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'sampler_error');
 }
 
-export async function runChatCall(req: ChatRequest, scope: Scope | null, clientSignal: AbortSignal, o: CallOptions): Promise<CallResult> {
+export async function runCall(call: InternalCall, scope: Scope | null, clientSignal: AbortSignal, o: CallOptions): Promise<CallResult> {
   const startTime = Date.now() / 1000;
   const timeoutSignal = AbortSignal.timeout(o.callTimeoutMs);
   // A rollout-scoped call samples with a seed derived from the rollout, what it asks and how often the attempt
   // asked it before, never from time, so retries and reruns give the same tokens (the chaos tests compare final
   // weights bit for bit). The seed is held until the span is written, so a parallel twin gets another.
-  const fingerprint = requestFingerprint(req);
+  const fingerprint = callFingerprint(call);
   let plan: CallPlan | null = null;
   if (scope && o.sink?.planCall) {
     try {
@@ -109,7 +149,7 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
         throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
       }
     }
-    return await sampleAndRecord(req, scope, { sequenceId, seed: plan?.seed ?? req.sampling.seed, fingerprint, startTime, timeoutSignal, policy: own }, clientSignal, o);
+    return await sampleAndRecord(call, scope, { sequenceId, seed: plan?.seed ?? call.sampling.seed, fingerprint, startTime, timeoutSignal, policy: own }, clientSignal, o);
   } finally {
     plan?.release();
   }
@@ -119,27 +159,43 @@ export async function runChatCall(req: ChatRequest, scope: Scope | null, clientS
 function replayRecorded(span: Span, own: PolicySpec | null, o: CallOptions): CallResult | null {
   const spec = own ?? o.policies.current()?.spec;
   if (!spec || span.attributes['agl.policy.switch_id'] !== spec.switchId) return null;
-  const completion = completionFromSpan(span, rendererOf(o.policies, o.registry, spec).tokenizer);
-  return completion ? { completion, policy: spec, sequenceId: span.sequence_id } : null;
+  const answer = answerFromSpan(span, rendererOf(o.policies, o.registry, spec).tokenizer);
+  return answer ? { answer, policy: spec, sequenceId: span.sequence_id } : null;
 }
 
 async function sampleAndRecord(
-  req: ChatRequest,
+  call: InternalCall,
   scope: Scope | null,
-  call: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal; policy: PolicySpec | null },
+  c: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal; policy: PolicySpec | null },
   clientSignal: AbortSignal,
   o: CallOptions,
 ): Promise<CallResult> {
-  const { sequenceId, seed, startTime, timeoutSignal } = call;
+  const { sequenceId, seed, startTime, timeoutSignal } = c;
   const signal = AbortSignal.any([clientSignal, timeoutSignal]);
-  const lease = await leasePolicy(o.policies, o.registry, call.policy, Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
+  const lease = await leasePolicy(o.policies, o.registry, c.policy, Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
   const spec = lease.policy.spec;
-  const sampling = { ...effectiveSampling(req, spec), seed };
-  let completion: ChatCompletion | null = null;
+  const sampling = { ...effectiveSampling(call, spec), seed };
+  let answer: InternalAnswer | null = null;
   let failure: ApiError | null = null;
   try {
     try {
-      completion = await sampleCompletion(req, lease.policy, sampling, signal, spec.retryAttempts ?? o.retryAttempts);
+      const renderer = lease.policy.renderer;
+      const prompt = buildPrompt(call, renderer);
+      const params = { numSamples: call.n, ...sampling, stop: prompt.stop, signal };
+      const sequences = await sampleWithRetries(lease.policy.sampler, prompt.tokens, params, spec.retryAttempts ?? o.retryAttempts);
+      if (sequences.length !== call.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${call.n}`, 'api_error', null, 'sampler_error');
+      answer = buildAnswer({
+        id: call.id,
+        model: call.model ?? spec.modelName,
+        created: Math.floor(Date.now() / 1000),
+        promptTokens: prompt.tokens,
+        sequences,
+        renderer,
+        userStops: call.stop,
+        raw: prompt.raw,
+        rawStops: prompt.raw ? (prompt.stop as number[]) : undefined,
+        toolCallIdPrefix: call.toolCallIdPrefix,
+      });
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }
@@ -150,12 +206,11 @@ async function sampleAndRecord(
         sequenceId,
         startTime,
         endTime: Date.now() / 1000,
-        requestedModel: req.model,
-        messages: req.messages,
-        sampling: { ...sampling, n: req.n, stream: req.stream },
-        fingerprint: call.fingerprint,
+        call,
+        sampling: { ...sampling, n: call.n, stream: call.stream },
+        fingerprint: c.fingerprint,
         policy: spec,
-        completion,
+        answer,
         error: failure ? { status: failure.status, message: failure.message } : null,
       });
       // Written for failed calls too (an error span); only a call that was answered fails on it.
@@ -166,7 +221,7 @@ async function sampleAndRecord(
       failure.headers['x-agl-policy'] = spec.switchId;
       throw failure;
     }
-    return { completion: completion!, policy: spec, sequenceId };
+    return { answer: answer!, policy: spec, sequenceId };
   } finally {
     lease.release();
   }
@@ -187,33 +242,4 @@ async function recordSpan(span: Span, deadline: AbortSignal, o: CallOptions): Pr
       ? new ApiError(404, `unknown rollout or attempt in the URL: ${message}`, 'invalid_request_error', null, 'rollout_not_found')
       : new ApiError(503, `store: ${message}`, 'api_error', null, 'store_unavailable');
   }
-}
-
-async function sampleCompletion(
-  req: ChatRequest,
-  policy: ActivePolicy,
-  sampling: ReturnType<typeof effectiveSampling>,
-  signal: AbortSignal,
-  retries: number,
-): Promise<ChatCompletion> {
-  const renderer = policy.renderer;
-  let prompt: number[];
-  try {
-    // Only the qwen3 family has a tool-declaration format; other renderers render the messages alone.
-    const messages: Message[] = renderer.name.startsWith('qwen3') ? withToolDeclarations(req.messages, req.tools) : req.messages;
-    prompt = renderer.buildGenerationPrompt(messages);
-  } catch (err) {
-    throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
-  }
-  const sequences = await sampleWithRetries(policy.sampler, prompt, { numSamples: req.n, ...sampling, stop: renderer.stopSequences(), signal }, retries);
-  if (sequences.length !== req.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${req.n}`, 'api_error', null, 'sampler_error');
-  return buildCompletion({
-    id: `chatcmpl-${randomUUID()}`,
-    model: req.model ?? policy.spec.modelName,
-    created: Math.floor(Date.now() / 1000),
-    promptTokens: prompt,
-    sequences,
-    renderer,
-    userStops: req.stop,
-  });
 }

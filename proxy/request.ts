@@ -2,6 +2,7 @@
 // where a number is expected (JSON has one number type); integer fields reject fractions.
 import type { Message, ToolCall } from '../chat';
 import { badRequest } from './errors';
+import { argumentsJson, definedOnly, int, isObj, num, present, stopStrings, unenforceableToolChoice, type Obj } from './apis/fields';
 
 export interface SamplingOverrides {
   temperature?: number;
@@ -25,32 +26,6 @@ export interface ChatRequest {
 
 export const MAX_N = 64;
 const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function present(body: Obj, key: string): boolean {
-  return body[key] !== undefined && body[key] !== null;
-}
-
-function num(body: Obj, key: string, min: number, max: number, opts: { minExclusive?: boolean } = {}): number | undefined {
-  if (!present(body, key)) return undefined;
-  const v = body[key];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw badRequest(`${key} must be a number, got ${JSON.stringify(v)}`, key, 'invalid_type');
-  if (v > max || (opts.minExclusive ? v <= min : v < min)) {
-    throw badRequest(`${key} must be ${opts.minExclusive ? 'greater than' : 'at least'} ${min} and at most ${max}, got ${v}`, key);
-  }
-  return v;
-}
-
-function int(body: Obj, key: string, min: number, max: number): number | undefined {
-  const v = num(body, key, min, max);
-  if (v !== undefined && !Number.isInteger(v)) throw badRequest(`${key} must be an integer, got ${v}`, key, 'invalid_type');
-  return v;
-}
 
 function textContent(content: unknown, where: string): string {
   if (content === null || content === undefined) return '';
@@ -76,15 +51,7 @@ function toolCalls(v: unknown, where: string): ToolCall[] {
     if (!isObj(c) || !isObj(c.function) || typeof c.function.name !== 'string') {
       throw badRequest(`${at} must be {"type": "function", "function": {"name": str, "arguments": str}}`, at, 'invalid_type');
     }
-    const args = c.function.arguments ?? '{}';
-    if (typeof args !== 'string') throw badRequest(`${at}.function.arguments must be a JSON string`, at, 'invalid_type');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args);
-    } catch {
-      throw badRequest(`${at}.function.arguments is not valid JSON`, at);
-    }
-    if (!isObj(parsed)) throw badRequest(`${at}.function.arguments must encode a JSON object`, at);
+    const args = argumentsJson(c.function.arguments ?? '{}', `${at}.function.arguments`, at);
     const call: ToolCall = { type: 'function', function: { name: c.function.name, arguments: args } };
     if (typeof c.id === 'string') call.id = c.id;
     return call;
@@ -111,15 +78,6 @@ function messages(v: unknown): Message[] {
   });
 }
 
-function stops(v: unknown): string[] {
-  if (v === undefined || v === null) return [];
-  const list = typeof v === 'string' ? [v] : v;
-  if (!Array.isArray(list) || list.length > 16 || !list.every((s) => typeof s === 'string' && s.length > 0)) {
-    throw badRequest('stop must be a non-empty string or an array of at most 16 non-empty strings', 'stop');
-  }
-  return list as string[];
-}
-
 function tools(body: Obj): Record<string, unknown>[] {
   const v = body.tools;
   if (v === undefined || v === null) return [];
@@ -133,6 +91,7 @@ function tools(body: Obj): Record<string, unknown>[] {
   if (choice !== undefined && choice !== null && choice !== 'none' && choice !== 'auto' && choice !== 'required' && !isObj(choice)) {
     throw badRequest('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
   }
+  if (choice === 'required' || isObj(choice)) unenforceableToolChoice('tool_choice', choice === 'required' ? '"required"' : 'a named function');
   return choice === 'none' ? [] : (v as Record<string, unknown>[]);
 }
 
@@ -154,7 +113,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     maxTokens: maxCompletion ?? maxTokens,
     seed: int(body, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
   };
-  for (const k of Object.keys(sampling) as (keyof SamplingOverrides)[]) if (sampling[k] === undefined) delete sampling[k];
+  definedOnly(sampling);
   const stream = body.stream === true;
   const streamOptions = isObj(body.stream_options) ? body.stream_options : {};
   return {
@@ -163,7 +122,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     n: int(body, 'n', 1, MAX_N) ?? 1,
     stream,
     includeUsage: stream && streamOptions.include_usage === true,
-    stop: stops(body.stop),
+    stop: stopStrings(body.stop, 'stop'),
     tools: tools(body),
     sampling,
   };

@@ -1,8 +1,10 @@
-// URL → route (pure). Rollout-scoped URLs /rollout/{rid}/attempt/{aid}/<rest> are served as <rest>.
+// URL → route (pure). Rollout-scoped URLs /rollout/{rid}/attempt/{aid}/<rest> are served as <rest>. Each agent API
+// is served with and without the /v1 prefix.
 import { badRequest } from './errors';
+import type { ApiName } from './internal-call';
 
 export type Route =
-  | { kind: 'chat' }
+  | { kind: 'call'; api: ApiName }
   | { kind: 'models' }
   | { kind: 'model'; id: string }
   | { kind: 'health' }
@@ -13,6 +15,13 @@ export interface Routed {
   route: Route;
   scope: { rolloutId: string; attemptId: string } | null;
 }
+
+const CALLS: Record<string, ApiName> = {
+  '/chat/completions': 'chat',
+  '/responses': 'responses',
+  '/messages': 'messages',
+  '/completions': 'completions',
+};
 
 const SCOPED = /^\/rollout\/([^/]+)\/attempt\/([^/]+)(\/.*)?$/;
 
@@ -34,10 +43,9 @@ export function routeOf(url: string): Routed {
     path = m[3] ?? '/';
   }
   if (path.length > 1) path = path.replace(/\/+$/, '');
+  const api = CALLS[path.replace(/^\/v1\//, '/')];
+  if (api) return { route: { kind: 'call', api }, scope };
   switch (path) {
-    case '/v1/chat/completions':
-    case '/chat/completions':
-      return { route: { kind: 'chat' }, scope };
     case '/v1/models':
     case '/models':
       return { route: { kind: 'models' }, scope };

@@ -1,24 +1,24 @@
-// The proxy's HTTP server (node:http): OpenAI chat completions (plain and rollout-scoped), models, health,
-// and the admin policy endpoint.
+// The proxy's HTTP server (node:http): the agent APIs (chat completions, Responses, Messages, Completions; plain
+// and rollout-scoped; call-route.ts), models, health, and the admin policy endpoint.
 import http from 'node:http';
 import { isLoopbackHost, sameSecret } from '../common/access';
 import { UsageError } from '../common/service-args';
 import { answerClientErrorsWithJson } from '../common/client-error';
 import { createServiceServer } from '../common/http-server';
 import type { AddressInfo } from 'node:net';
-import { runChatCall } from './chat-call';
-import type { CallOptions, Scope } from './chat-call';
-import { ApiError, badRequest } from './errors';
+import { AGENT_APIS } from './apis';
+import { Conversations } from './apis/responses-store';
+import { serveCall } from './call-route';
+import type { CallOptions } from './internal-call';
+import { ApiError } from './errors';
+import { readJson, send, sendError } from './http-io';
 import { PolicyManager } from './policy';
 import { PolicyRegistry } from './policy-registry';
 import { parseDrain, parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
-import { parseChatRequest } from './request';
 import { routeOf } from './routes';
-import { SamplerError } from './sampler';
 import type { SamplerFactory } from './sampler';
 import type { SpanSink } from './span-sink';
-import { sseEvents } from './stream';
 
 export interface ProxyOptions {
   host?: string;
@@ -47,51 +47,6 @@ export interface ProxyServer {
   server: http.Server;
   /** Stops accepting calls; with graceMs, lets in-flight calls finish first (at most that long). */
   close(graceMs?: number): Promise<void>;
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => void): void {
-  const e =
-    err instanceof ApiError
-      ? err
-      : err instanceof SamplerError
-        ? new ApiError(err.status, `sampler: ${err.message}`, err.status < 500 ? 'invalid_request_error' : 'api_error', null, 'sampler_error')
-        : new ApiError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'internal_error');
-  if (e.status >= 500) log(`error ${e.status}: ${e.message}`);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  // A refused body was not read to its end: the connection cannot carry another request, so close it (a kept-alive
-  // client would otherwise send its next request into the unread rest and wait forever).
-  const headers = e.status === 413 ? { ...e.headers, connection: 'close' } : e.headers;
-  send(res, e.status === 499 ? 400 : e.status, e.body(), headers);
-}
-
-async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new ApiError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', null, 'body_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw badRequest('the request body is empty; expected JSON', null, 'invalid_json');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`, null, 'invalid_json');
-  }
-}
-
-function policyHeaders(spec: PolicySpec): Record<string, string> {
-  return { 'x-agl-policy': spec.switchId, 'x-agl-policy-model': encodeURIComponent(spec.modelName) };
 }
 
 function describe(p: PolicyManager, r: PolicyRegistry) {
@@ -131,6 +86,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     );
   }
   const maxBody = opts.maxBodyBytes ?? 32 << 20;
+  const conversations = new Conversations(opts.sink ?? null);
   if (opts.initialPolicy) await policies.switchTo(opts.initialPolicy);
 
   const authorized = (req: http.IncomingMessage): boolean =>
@@ -172,29 +128,8 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
         log(`policy ${result.switched ? 'switched to' : 'already'} ${spec.switchId} (${spec.samplerPath ?? spec.baseModel}); ${how}`);
         return send(res, 200, { ...result, ...describe(policies, registry) });
       }
-      case 'chat': {
-        allow(['POST']);
-        const body = await readJson(req, maxBody);
-        const chat = parseChatRequest(body);
-        let scope: Scope | null = urlScope;
-        const hr = req.headers['x-rollout-id'];
-        const ha = req.headers['x-attempt-id'];
-        if (!scope && typeof hr === 'string' && typeof ha === 'string' && hr && ha) scope = { rolloutId: hr, attemptId: ha };
-        // The OpenAI clients number their retries of one request; a retry may be answered from the store.
-        if (scope && Number(req.headers['x-stainless-retry-count'] ?? 0) > 0) scope = { ...scope, clientRetry: true };
-        const abort = new AbortController();
-        res.on('close', () => {
-          if (!res.writableFinished) abort.abort();
-        });
-        const result = await runChatCall(chat, scope, abort.signal, callOptions);
-        const headers = policyHeaders(result.policy);
-        if (result.sequenceId !== null) headers['x-agl-sequence-id'] = String(result.sequenceId);
-        if (!chat.stream) return send(res, 200, result.completion, headers);
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
-        for (const e of sseEvents(result.completion, chat.includeUsage)) res.write(e);
-        res.end();
-        return;
-      }
+      case 'call':
+        return serveCall(req, res, AGENT_APIS[route.api], urlScope, { callOptions, conversations, maxBodyBytes: maxBody });
       default:
         throw new ApiError(404, `no route for ${method} ${route.path}`, 'invalid_request_error', null, 'not_found');
     }

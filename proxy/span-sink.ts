@@ -4,6 +4,7 @@
 import { fetchJson, HttpError } from '../common/http';
 import { RolloutSeeds, type CallPlan } from './rollout-seed';
 import { RolloutPolicies } from './rollout-policy';
+import { PROXY_SPAN_NAME } from './span';
 import type { Span } from '../store/types';
 
 export interface SpanSink {
@@ -15,6 +16,8 @@ export interface SpanSink {
    * the current one; rollout-policy.ts); sinks without it leave the seed alone and serve the current policy.
    */
   planCall?(rolloutId: string, attemptId: string, fingerprint: string, clientRetry: boolean, signal?: AbortSignal): Promise<CallPlan>;
+  /** The proxy spans of a rollout (any attempt) with this trace id: how a Responses conversation is found again. */
+  spansOfTrace?(rolloutId: string, traceId: string, signal?: AbortSignal): Promise<Span[]>;
 }
 
 export class StoreSpanSink implements SpanSink {
@@ -40,6 +43,16 @@ export class StoreSpanSink implements SpanSink {
       throw policy.reason;
     }
     return { ...plan.value, policy: policy.value };
+  }
+
+  async spansOfTrace(rolloutId: string, traceId: string, signal?: AbortSignal): Promise<Span[]> {
+    const page = await fetchJson<{ items?: Span[] }>(`${this.base}/spans/search`, {
+      body: { rollout_id: rolloutId, trace_id: traceId, name: PROXY_SPAN_NAME, limit: -1, offset: 0 },
+      timeoutMs: this.timeoutMs,
+      headers: this.headers,
+      signal,
+    });
+    return page.items ?? [];
   }
 
   async nextSequenceId(rolloutId: string, attemptId: string): Promise<number> {
@@ -83,5 +96,9 @@ export class MemorySpanSink implements SpanSink {
 
   async addSpan(span: Span): Promise<void> {
     this.spans.push(span);
+  }
+
+  async spansOfTrace(rolloutId: string, traceId: string): Promise<Span[]> {
+    return this.spans.filter((s) => s.rollout_id === rolloutId && s.trace_id === traceId);
   }
 }

@@ -2,10 +2,12 @@
 // `prompt_token_ids` / `response_token_ids` int lists and `gen_ai.response.id`, which is what Agent-lightning's
 // LlmProxyTraceToTriplet reads; the gen_ai.* prompt/completion/request attributes and the JSON string
 // `logprobs.content` are what TracerTraceToTriplet reads (match the span with llm_call_match "litellm_request").
+// The same span for every API (`agl.api` names it), so training treats their calls alike.
 import { randomBytes } from 'node:crypto';
-import type { Message } from '../chat';
-import type { ChatCompletion } from './completion';
+import type { InternalAnswer } from './answer';
+import type { InternalCall } from './internal-call';
 import type { PolicySpec } from './policy-spec';
+import { stopSequenceAttribute } from './recorded';
 import type { AttributeValue, Span } from '../store/types';
 import { FINGERPRINT_ATTRIBUTE } from './replay';
 
@@ -17,11 +19,11 @@ export interface SpanInput {
   sequenceId: number;
   startTime: number;
   endTime: number;
-  requestedModel: string | null;
-  messages: Message[];
+  /** What was asked: model, messages (or a prompt without chat template), the API and its extra attributes. */
+  call: Pick<InternalCall, 'api' | 'model' | 'messages' | 'prompt' | 'traceId' | 'spanAttributes'>;
   sampling: { temperature: number; topP: number; topK: number; maxTokens: number; seed?: number; n: number; stream: boolean };
   policy: PolicySpec | null;
-  completion: ChatCompletion | null;
+  answer: InternalAnswer | null;
   error: { status: number; message: string } | null;
   /** requestFingerprint of the request (replay.ts). */
   fingerprint?: string;
@@ -41,14 +43,15 @@ function flattenMessages(prefix: string, messages: { role: string; content: stri
 }
 
 export function buildSpan(x: SpanInput): Span {
-  const traceId = randomBytes(16).toString('hex');
+  const traceId = x.call.traceId ?? randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
   const a: Record<string, AttributeValue> = {
     'agentlightning.rollout_id': x.rolloutId,
     'agentlightning.attempt_id': x.attemptId,
     'agentlightning.span_sequence_id': x.sequenceId,
     'gen_ai.system': 'agl-temporal',
-    'gen_ai.request.model': x.requestedModel ?? x.policy?.modelName ?? '',
+    'agl.api': x.call.api,
+    'gen_ai.request.model': x.call.model ?? x.policy?.modelName ?? '',
     'gen_ai.request.temperature': x.sampling.temperature,
     'gen_ai.request.top_p': x.sampling.topP,
     'gen_ai.request.top_k': x.sampling.topK,
@@ -58,7 +61,8 @@ export function buildSpan(x: SpanInput): Span {
   };
   if (x.sampling.seed !== undefined) a['gen_ai.request.seed'] = x.sampling.seed;
   if (x.fingerprint) a[FINGERPRINT_ATTRIBUTE] = x.fingerprint;
-  flattenMessages('gen_ai.prompt', x.messages, a);
+  flattenMessages('gen_ai.prompt', x.call.messages, a);
+  if (x.call.prompt && 'text' in x.call.prompt) a['agl.prompt.text'] = x.call.prompt.text;
   if (x.policy) {
     a['agl.policy.switch_id'] = x.policy.switchId;
     a['agl.policy.model_name'] = x.policy.modelName;
@@ -66,26 +70,29 @@ export function buildSpan(x: SpanInput): Span {
     if (x.policy.samplerPath) a['agl.policy.sampler_path'] = x.policy.samplerPath;
     if (x.policy.baseModel) a['agl.policy.base_model'] = x.policy.baseModel;
   }
-  const c = x.completion;
+  const c = x.answer;
   if (c) {
+    const completionTokens = c.choices.reduce((n, ch) => n + ch.tokenIds.length, 0);
     a['gen_ai.response.id'] = c.id;
     a['gen_ai.response.model'] = c.model;
-    a['gen_ai.usage.prompt_tokens'] = c.usage.prompt_tokens;
-    a['gen_ai.usage.completion_tokens'] = c.usage.completion_tokens;
-    a['gen_ai.usage.total_tokens'] = c.usage.total_tokens;
-    a['prompt_token_ids'] = c.prompt_token_ids;
+    a['gen_ai.usage.prompt_tokens'] = c.promptTokenIds.length;
+    a['gen_ai.usage.completion_tokens'] = completionTokens;
+    a['gen_ai.usage.total_tokens'] = c.promptTokenIds.length + completionTokens;
+    a['prompt_token_ids'] = c.promptTokenIds;
     flattenMessages('gen_ai.completion', c.choices.map((ch) => ch.message), a);
     c.choices.forEach((ch, i) => {
-      a[`gen_ai.completion.${i}.finish_reason`] = ch.finish_reason;
-      a[`agl.completion.${i}.token_ids`] = ch.token_ids;
-      a[`agl.completion.${i}.logprobs`] = ch.logprobs.content.map((e) => e.logprob);
+      a[`gen_ai.completion.${i}.finish_reason`] = ch.finishReason;
+      a[`agl.completion.${i}.token_ids`] = ch.tokenIds;
+      a[`agl.completion.${i}.logprobs`] = ch.logprobs.map((e) => e.logprob);
+      if (ch.stopSequence !== null) a[stopSequenceAttribute(i)] = ch.stopSequence;
     });
     const first = c.choices[0];
     if (first) {
-      a['response_token_ids'] = first.token_ids;
-      a['response_logprobs'] = first.logprobs.content.map((e) => e.logprob);
-      a['logprobs.content'] = JSON.stringify(first.logprobs.content);
+      a['response_token_ids'] = first.tokenIds;
+      a['response_logprobs'] = first.logprobs.map((e) => e.logprob);
+      a['logprobs.content'] = JSON.stringify(first.logprobs);
     }
+    Object.assign(a, x.call.spanAttributes?.(c));
   }
   if (x.error) {
     a['error.status'] = x.error.status;

@@ -1,39 +1,13 @@
 // qwen3 family (Dec-2025, the Agent-lightning era): "<|im_start|>role\ncontent<|im_end|>" joined by "\n",
 // no BOS, stop <|im_end|>. Tool calls are appended to assistant content as
-// <tool_call>\n{"name": ..., "args": {...}}\n</tool_call> (joined by "\n"); parsing reads the first block.
+// <tool_call>\n{"name": ..., "args": {...}}\n</tool_call> (joined by "\n"); parsing reads every block. Tools are
+// declared as the Qwen3 chat template does (chat/tools.ts).
 // `qwen3` (thinking) opens every assistant turn with "<think>\n" unless its content already has one, and
 // drops the reasoning of past turns (everything up to the first "</think>").
-import { pyJsonDumps } from '../py-json';
-import type { Message, ParsedResponse, Renderer, Tokenizer, ToolCall } from '../types';
+import { withToolDeclarations } from '../tools';
+import type { Message, ParsedResponse, Renderer, Tokenizer, ToolSpec } from '../types';
 import { requireTokenId, splitAtStopToken } from './stop-token';
-
-/** The JSON inside a <tool_call> block, as the Dec-2025 renderer writes it. */
-export function toolCallPayload(call: ToolCall): string {
-  let args: unknown;
-  try {
-    args = JSON.parse(call.function.arguments);
-  } catch {
-    throw new Error(`tool call ${call.function.name}: arguments are not valid JSON`);
-  }
-  return pyJsonDumps({ name: call.function.name, args });
-}
-
-/** Reads one <tool_call> body: {"name": str, "args": object, "id"?: str}; "arguments" is accepted too. */
-export function parseToolCall(body: string): ToolCall | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const obj = parsed as Record<string, unknown>;
-  const args = obj.args !== undefined ? obj.args : obj.arguments;
-  if (typeof obj.name !== 'string' || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
-  const call: ToolCall = { type: 'function', function: { name: obj.name, arguments: pyJsonDumps(args) } };
-  if (typeof obj.id === 'string') call.id = obj.id;
-  return call;
-}
+import { parseToolCallBlocks, toolCallPayload } from './tool-call';
 
 /** Python's str.lstrip() for the whitespace a model writes. */
 function lstrip(s: string): string {
@@ -86,13 +60,15 @@ export class Qwen3Renderer implements Renderer {
     return [this.imEnd];
   }
 
+  withTools(messages: readonly Message[], tools: readonly ToolSpec[]): Message[] {
+    return withToolDeclarations(messages, tools);
+  }
+
   parseResponse(tokens: readonly number[]): ParsedResponse {
     const split = splitAtStopToken(tokens, this.tokenizer, this.imEnd);
     if (!split.ok) return split;
-    const match = /<tool_call>([\s\S]*?)<\/tool_call>/.exec(split.message.content);
-    if (!match) return split;
-    const call = parseToolCall(match[1]);
-    if (!call) return { message: split.message, ok: false };
-    return { message: { ...split.message, tool_calls: [call] }, ok: true };
+    const { calls, ok } = parseToolCallBlocks(split.message.content);
+    if (!ok) return { message: split.message, ok: false };
+    return calls.length ? { message: { ...split.message, tool_calls: calls }, ok: true } : split;
   }
 }

@@ -100,7 +100,7 @@ for (const [name, body, message, param] of BAD) {
 }
 
 test('unknown path is a 404 and a wrong method a 405, both in OpenAI error format', async () => {
-  const r = await post(`${h.proxy.url}/v1/completions`, { prompt: 'x' });
+  const r = await post(`${h.proxy.url}/v1/embeddings`, { input: 'x' });
   assert.equal(r.status, 404);
   assert.match(r.json.error.message, /no route/);
   const g = await fetch(`${h.proxy.url}/v1/chat/completions`);

@@ -3,23 +3,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getRenderer, getTokenizer } from '../../chat';
-import { buildCompletion } from '../../proxy/completion';
+import { buildAnswer, type InternalAnswer } from '../../proxy/answer';
+import { chatCompletionOf } from '../../proxy/apis/chat';
+import { answerFromSpan } from '../../proxy/recorded';
 import { completionFromSpan, requestFingerprint } from '../../proxy/replay';
 import { parseChatRequest } from '../../proxy/request';
 import { buildSpan } from '../../proxy/span';
-import type { ChatCompletion } from '../../proxy/completion';
 
 const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const tokenizer = getTokenizer(MODEL);
 const renderer = getRenderer('qwen3_instruct', tokenizer);
 
-function spanOf(completion: ChatCompletion, n: number) {
+function spanOf(answer: InternalAnswer, n: number) {
   return buildSpan({
-    rolloutId: 'ro-1', attemptId: 'at-1', sequenceId: 3, startTime: 1000.2, endTime: 1001.7, requestedModel: MODEL,
-    messages: [{ role: 'user', content: 'What is the weather?' }],
+    rolloutId: 'ro-1', attemptId: 'at-1', sequenceId: 3, startTime: 1000.2, endTime: 1001.7,
+    call: { api: 'chat', model: MODEL, messages: [{ role: 'user', content: 'What is the weather?' }], prompt: null },
     sampling: { temperature: 0.7, topP: 1, topK: -1, maxTokens: 64, seed: 5, n, stream: false },
     policy: { switchId: 'p1', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct', sampling: { temperature: 0.7, topP: 1, topK: -1, maxTokens: 64 } },
-    completion, error: null, fingerprint: 'f'.repeat(32),
+    answer, error: null, fingerprint: 'f'.repeat(32),
   });
 }
 
@@ -28,7 +29,7 @@ test('an answer with text, a tool call, a length cut and a user stop comes back 
     const tokens = [...tokenizer.encode(text), ...(stopReason === 'stop' ? [tokenizer.encode('<|im_end|>')[0]!] : [])];
     return { tokens, logprobs: tokens.map((_, i) => -0.25 * (i + 1)), stopReason };
   };
-  const completion = buildCompletion({
+  const answer = buildAnswer({
     id: 'chatcmpl-abc',
     model: MODEL,
     created: 1001,
@@ -41,18 +42,23 @@ test('an answer with text, a tool call, a length cut and a user stop comes back 
     ],
     renderer,
     userStops: ['STOP'],
+    raw: false,
+    toolCallIdPrefix: 'tinker-tool-call-',
   });
-  assert.equal(completion.choices[1]!.finish_reason, 'tool_calls', 'the fixture really has a tool call');
-  assert.equal(completion.choices[3]!.message.content, 'Rain. ', 'and a user stop');
-  const rebuilt = completionFromSpan(spanOf(completion, 4), tokenizer);
-  assert.deepEqual(rebuilt, completion);
+  assert.equal(answer.choices[1]!.finishReason, 'tool_calls', 'the fixture really has a tool call');
+  assert.equal(answer.choices[3]!.message.content, 'Rain. ', 'and a user stop');
+  assert.equal(answer.choices[3]!.stopSequence, 'STOP');
+  assert.deepEqual(completionFromSpan(spanOf(answer, 4), tokenizer), chatCompletionOf(answer), 'the chat completion');
+  assert.deepEqual(answerFromSpan(spanOf(answer, 4), tokenizer), answer, 'the internal answer every API prints, stop strings included');
 });
 
 test('a span that failed or lacks the answer gives no replay', () => {
-  const completion = buildCompletion({ id: 'x', model: MODEL, created: 1, promptTokens: [1, 2], sequences: [{ tokens: [3], logprobs: [-1], stopReason: 'length' }], renderer, userStops: [] });
-  const failed = { ...spanOf(completion, 1), status: { status_code: 'ERROR' as const, description: 'boom' } };
+  const answer = buildAnswer({
+    id: 'x', model: MODEL, created: 1, promptTokens: [1, 2], sequences: [{ tokens: [3], logprobs: [-1], stopReason: 'length' }], renderer, userStops: [], raw: false, toolCallIdPrefix: 'c',
+  });
+  const failed = { ...spanOf(answer, 1), status: { status_code: 'ERROR' as const, description: 'boom' } };
   assert.equal(completionFromSpan(failed, tokenizer), null);
-  const partial = spanOf(completion, 1);
+  const partial = spanOf(answer, 1);
   delete partial.attributes['agl.completion.0.token_ids'];
   assert.equal(completionFromSpan(partial, tokenizer), null);
 });

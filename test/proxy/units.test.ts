@@ -2,13 +2,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getTokenizer } from '../../chat';
-import { applyUserStops } from '../../proxy/completion';
+import { applyUserStops } from '../../proxy/answer';
 import { DEFAULT_SAMPLING, fingerprint, parsePolicySpec } from '../../proxy/policy-spec';
 import { routeOf } from '../../proxy/routes';
 
 test('routes: plain, rollout-scoped (with and without /v1), models, admin only unscoped', () => {
-  assert.deepEqual(routeOf('/v1/chat/completions?x=1'), { route: { kind: 'chat' }, scope: null });
-  assert.deepEqual(routeOf('/rollout/ro-1/attempt/at-2/chat/completions'), { route: { kind: 'chat' }, scope: { rolloutId: 'ro-1', attemptId: 'at-2' } });
+  assert.deepEqual(routeOf('/v1/chat/completions?x=1'), { route: { kind: 'call', api: 'chat' }, scope: null });
+  assert.deepEqual(routeOf('/rollout/ro-1/attempt/at-2/chat/completions'), { route: { kind: 'call', api: 'chat' }, scope: { rolloutId: 'ro-1', attemptId: 'at-2' } });
+  for (const api of ['responses', 'messages', 'completions'] as const) {
+    assert.deepEqual(routeOf(`/v1/${api}`).route, { kind: 'call', api });
+    assert.deepEqual(routeOf(`/rollout/r/attempt/a/${api}/`), { route: { kind: 'call', api }, scope: { rolloutId: 'r', attemptId: 'a' } });
+  }
+  assert.equal(routeOf('/v1/v1/responses').route.kind, 'not-found');
   assert.deepEqual(routeOf('/rollout/ro%201/attempt/at-2/v1/chat/completions/').scope, { rolloutId: 'ro 1', attemptId: 'at-2' });
   assert.deepEqual(routeOf('/v1/models/Qwen/Qwen3-8B').route, { kind: 'model', id: 'Qwen/Qwen3-8B' });
   assert.equal(routeOf('/rollout/r/attempt/a/v1/models').route.kind, 'models');
@@ -26,6 +31,7 @@ test('user stop strings: cut at the token that completes the stop, even inside a
   assert.deepEqual(cut.seq.tokens, tok.encode('ab☕'));
   assert.deepEqual(cut.seq.logprobs, [-0, -1, -2, -3, -4]);
   assert.equal(cut.seq.stopReason, 'stop');
+  assert.equal(cut.stop, '☕');
   assert.equal(applyUserStops(tok, seq, ['zz']), null);
   assert.equal(applyUserStops(tok, seq, []), null);
 });
