@@ -19,15 +19,16 @@ export async function collectGroup(settings: RunSettings, group: StartedGroup, d
   if (task === undefined) throw new Error(`dataset group ${group.g} does not exist (batch size ${B}, ${tasks.length} tasks in its batch)`);
   const key = groupKey(group);
   const G = settings.datasetBuilder.groupSize;
+  const keyPrefix = `${runKey(settings)}/train/${key}/`;
   const requests: RolloutRequest[] = Array.from({ length: G }, (_, member) => ({
-    key: `${runKey(settings)}/train/${key}/${member}`,
+    key: `${keyPrefix}${member}`,
     seedKey: `${settings.datasetBuilder.seed}/async/${key}/${member}`,
     group: 0,
     task,
     // `batch` is the policy step, for logs and the chaos tests' fault points.
     metadata: { agl_run: settings.runName, batch: group.policyStep, group: group.g, resample: group.r, member, task_index: taskIndex!, policy_step: group.policyStep },
   }));
-  const collected = await runRolloutBatch(storeFor(settings), settings, 'train', group.resourcesId, requests, 1, (m) => log.info(`${key}: ${m}`));
+  const collected = await runRolloutBatch(storeFor(settings), settings, 'train', group.resourcesId, keyPrefix, requests, 1, (m) => log.info(`${key}: ${m}`));
   const only = collected.groups[0]!;
   return { taskIndex: taskIndex!, rolloutIds: only.rolloutIds, statuses: only.statuses };
 }

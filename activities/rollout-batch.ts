@@ -1,8 +1,8 @@
 // Runs a set of rollouts through the store the way the seed's do_group_of_group_rollouts does, but durably:
-// each rollout is enqueued with an idempotency key (so a retried activity finds the rollouts its earlier attempt
-// made), at most `concurrency` are outstanding at once, the wait is a long-poll (no polling loop), and progress
-// is heartbeated so a retry resumes where the last attempt was.
-import { heartbeat, activityInfo, Context } from '@temporalio/activity';
+// each rollout is enqueued with an idempotency key under one prefix, so a retried activity finds the rollouts its
+// earlier attempt made (one query by the prefix, batch-ref.ts; nothing per rollout is kept in heartbeats or
+// history), at most `concurrency` are outstanding at once, and the wait is a long-poll (no polling loop).
+import { heartbeat, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import type { StoreClient } from '../store/client';
 import type { Json, Rollout, RolloutStatus } from '../store/types';
@@ -10,6 +10,7 @@ import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
 import type { CollectedBatch, CollectedGroup, RunSettings } from '../workflows/run-types';
 import { faultPoint } from '../common/fault-points';
 import { withHeartbeats } from './keep-alive';
+import { rolloutsByKeyPrefix } from './batch-ref';
 
 export interface RolloutRequest {
   /** Unique within the run: run/phase/batch/group/member. */
@@ -25,10 +26,10 @@ export interface RolloutRequest {
   metadata: Record<string, Json>;
 }
 
+/** Heartbeat details: how far the batch is (shown in the UI; a retry finds its rollouts in the store). */
 interface Progress {
-  /** rollout id per request index; '' when not enqueued yet. */
-  ids: string[];
   done: number;
+  of: number;
 }
 
 /** The prefix of this run's idempotency keys (see RunSettings.instanceId). */
@@ -41,19 +42,29 @@ export function rolloutSeed(key: string): number {
   return createHash('sha256').update(key).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
+/**
+ * Runs `requests` (every key starts with `keyPrefix`, and no other rollout's does) and returns their groups in
+ * order. Rollouts already in the store under their keys (an earlier attempt's) are picked up, not made again.
+ */
 export async function runRolloutBatch(
   store: StoreClient,
   settings: RunSettings,
   mode: 'train' | 'val',
   resourcesId: string,
+  keyPrefix: string,
   requests: RolloutRequest[],
   numGroups: number,
   log: (msg: string) => void,
-): Promise<CollectedBatch> {
-  const previous = activityInfo().heartbeatDetails as Progress | undefined;
-  const ids = previous?.ids?.length === requests.length ? [...previous.ids] : requests.map(() => '');
-  const finished = new Map<string, Rollout>();
+): Promise<Required<Pick<CollectedBatch, 'groups' | 'counts'>>> {
   const signal = Context.current().cancellationSignal;
+  const finished = new Map<string, Rollout>();
+  const earlier = await rolloutsByKeyPrefix(store, keyPrefix, signal);
+  const ids = requests.map((r) => {
+    if (!r.key.startsWith(keyPrefix)) throw new Error(`rollout key ${r.key} does not start with ${keyPrefix}`);
+    const found = earlier.get(r.key);
+    if (found && TERMINAL_ROLLOUT_STATUSES.includes(found.status)) finished.set(found.rollout_id, found);
+    return found?.rollout_id ?? '';
+  });
 
   const enqueue = async (i: number) => {
     const r = requests[i]!;
@@ -98,10 +109,11 @@ export async function runRolloutBatch(
     }
     // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
     // Heartbeat during the wait too, so a short heartbeat timeout (a dead worker noticed quickly) is safe.
-    const answered = await withHeartbeats({ ids, done: finished.size } satisfies Progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
+    const progress: Progress = { done: finished.size, of: requests.length };
+    const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
     for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
     await fill();
-    heartbeat({ ids, done: finished.size } satisfies Progress);
+    heartbeat({ done: finished.size, of: requests.length } satisfies Progress);
     if (Date.now() - lastLog > 15_000) {
       lastLog = Date.now();
       log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);

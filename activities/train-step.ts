@@ -15,6 +15,7 @@ import { exclusivelyFor, markAt, markDirty, trainingClientAt } from './policy-cl
 import { storeFor, tinkerFor } from './services';
 import { commitStepRecord, readStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
+import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -46,7 +47,8 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const metrics: Metrics = {};
 
   let t0 = performance.now();
-  const { groups, notes } = await buildTrajectoryGroups(storeFor(settings), settings, collected.groups, signal);
+  const store = storeFor(settings);
+  const { groups, notes } = await buildTrajectoryGroups(store, settings, await groupsOf(store, collected, signal), signal);
   Object.assign(metrics, notes);
   const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });
   Object.assign(metrics, prepared.metrics);
@@ -93,6 +95,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const statePath = await withHeartbeats('saving state', tc.saveState(name));
   faultPoint('train.after_save_state', { run: settings.runName, batch });
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
+  // The cookbook's name for saving the step's state and sampler; the workflow's checkpoint row is time/record_checkpoint.
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);
 
@@ -111,6 +114,6 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
 /** Async runs name their groups; the step record keeps the names. */
 function groupKeysOf(collected: CollectedBatch): { groups?: string[] } {
-  const keys = collected.groups.flatMap((g) => (g.key ? [g.key] : []));
+  const keys = (collected.groups ?? []).flatMap((g) => (g.key ? [g.key] : []));
   return keys.length ? { groups: keys } : {};
 }

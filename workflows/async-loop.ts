@@ -134,7 +134,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
 
     if (settings.saveEvery > 0 && (step + 1) % settings.saveEvery === 0) {
       run.setPhase('checkpointing');
-      await run.timed('save_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(step + 1), step + 1, run.policy!, false), metrics, trace);
+      await run.timed('record_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(step + 1), step + 1, run.policy!, false), metrics, trace);
     }
 
     const staleness = stalenessOf(batch, policy.step);

@@ -43,10 +43,22 @@ export interface PolicyState {
   step: number;
 }
 
-/** The rollouts of one batch, in task order: one group per task, groupSize rollouts each. */
+/**
+ * The rollouts of one batch, in task order: one group per task, groupSize rollouts each. A synchronous batch names
+ * them by `ref` (their idempotency-key prefix in the store), so nothing in history grows with the batch; an async
+ * step lists its few groups. Histories written before `ref` existed carry `groups`; both are read.
+ */
 export interface CollectedBatch {
-  groups: CollectedGroup[];
+  groups?: CollectedGroup[];
+  ref?: BatchRef;
   counts: { succeeded: number; failed: number; cancelled: number; other: number };
+}
+
+/** Where a batch's rollouts are in the store: keys `${keyPrefix}${group}/${member}`. */
+export interface BatchRef {
+  keyPrefix: string;
+  numGroups: number;
+  groupSize: number;
 }
 
 export interface CollectedGroup {

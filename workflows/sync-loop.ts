@@ -71,7 +71,7 @@ export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ sto
 
     if (settings.saveEvery > 0 && (batch + 1) % settings.saveEvery === 0) {
       run.setPhase('checkpointing');
-      await run.timed('save_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(batch + 1), batch + 1, run.policy!, false), metrics, trace);
+      await run.timed('record_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(batch + 1), batch + 1, run.policy!, false), metrics, trace);
     }
 
     metrics['time/total'] = (Date.now() - run.batchStartedAtMs) / 1000;

@@ -74,21 +74,21 @@ for (const [kind, url] of [['never answers', () => silentUrl], ['stalls mid-body
   });
 }
 
-test('every fetch() in our code (outside tests) carries an AbortSignal', () => {
+test('every fetch() in our code (outside tests) carries an AbortSignal, every httpRequest() a timeout', () => {
   const unbounded: string[] = [];
   let calls = 0;
   for (const file of sourceFiles()) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\bfetch\(/g)) {
+    for (const m of text.matchAll(/(?<!function )\b(fetch|httpRequest)\(/g)) {
       // The call's arguments: up to the parenthesis that closes it.
       let depth = 0;
-      let end = m.index! + 'fetch'.length;
+      let end = m.index! + m[1]!.length;
       for (; end < text.length; end++) {
         if (text[end] === '(') depth++;
         else if (text[end] === ')' && --depth === 0) break;
       }
       calls++;
-      if (!/\bsignal\b/.test(text.slice(m.index!, end))) {
+      if (!(m[1] === 'fetch' ? /\bsignal\b/ : /\btimeoutMs\b/).test(text.slice(m.index!, end))) {
         unbounded.push(`${path.relative(ROOT, file)}:${text.slice(0, m.index!).split('\n').length}`);
       }
     }

@@ -11,6 +11,8 @@ import { prepareRun } from '../../activities/prepare-run';
 import { initPolicy } from '../../activities/init-policy';
 import { publishPolicy } from '../../activities/publish-policy';
 import { collectRollouts } from '../../activities/collect-rollouts';
+import { groupsOf } from '../../activities/batch-ref';
+import { runKey } from '../../activities/rollout-batch';
 import { runEvaluation } from '../../activities/run-evaluation';
 import { trainStep } from '../../activities/train-step';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
@@ -99,8 +101,10 @@ test('each activity run twice gives the same outcome and creates nothing twice',
   const rolloutsBefore = (await store.statistics()).total_rollouts;
   const [c1, c2] = await twice(collectRollouts, settings, 0, t1, p1.datasetSha256);
   assert.deepEqual(c2, c1);
-  assert.equal(c1.groups.length, 3);
-  assert.equal(new Set(c1.groups.flatMap((g) => g.rolloutIds)).size, 6);
+  assert.deepEqual(c1.ref, { keyPrefix: `${runKey(settings)}/train/0/`, numGroups: 3, groupSize: 2 }, 'the batch by reference, not by ids');
+  const groups = await groupsOf(store, c1);
+  assert.equal(groups.length, 3);
+  assert.equal(new Set(groups.flatMap((g) => g.rolloutIds)).size, 6);
   assert.equal((await store.statistics()).total_rollouts - rolloutsBefore, 6, 'no rollout enqueued twice');
   assert.equal(c1.counts.succeeded, 6);
 

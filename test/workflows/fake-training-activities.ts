@@ -11,6 +11,8 @@ export interface Recorder {
   calls: string[];
   checkpoints: { name: string; batch: number; final: boolean }[];
   loggedSteps: number[];
+  /** The metrics row each step logged, when set. */
+  loggedMetrics?: Metrics[];
   /** The learning rate each batch's trainStep was given, when set. */
   learningRates?: number[];
   /** Awaited inside collectRollouts of every batch, when given. */
@@ -50,7 +52,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
     async collectRollouts(_s, batch): Promise<CollectedBatch> {
       rec.calls.push(`collect:${batch}`);
       await rec.hold?.(batch);
-      return { groups: [{ taskIndex: 0, rolloutIds: [`r${batch}`], statuses: ['succeeded'] }], counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
+      return { ref: { keyPrefix: `run/train/${batch}/`, numGroups: 1, groupSize: 1 }, counts: { succeeded: 1, failed: 0, cancelled: 0, other: 0 } };
     },
     async collectGroup(_s, group) {
       rec.calls.push(`group:g${group.g}r${group.r}@${group.policyStep}`);
@@ -63,19 +65,21 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       rec.calls.push(`train:${batch}:${policy.step}`);
       rec.steps?.push({
         policyStep: policy.step,
-        groups: collected.groups.map((g) => ({ key: g.key ?? '', policyStep: Number(g.rolloutIds[0]!.split('@')[1]) })),
+        groups: (collected.groups ?? []).map((g) => ({ key: g.key ?? '', policyStep: Number(g.rolloutIds[0]!.split('@')[1]) })),
       });
       rec.learningRates?.push(s.learningRate);
-      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10 }, skipped: false };
+      // As the real one, the step times saving its state and sampler (time/save_checkpoint).
+      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25 }, skipped: false };
     },
     async saveCheckpoint(_s, name, batch, _p, final) {
       rec.calls.push(`checkpoint:${name}`);
       rec.checkpoints.push({ name, batch, final });
       return name;
     },
-    async logMetrics(_s, step, _m: Metrics, _t: TraceEvent[]) {
+    async logMetrics(_s, step, m: Metrics, _t: TraceEvent[]) {
       rec.calls.push(`log:${step}`);
       rec.loggedSteps.push(step);
+      rec.loggedMetrics?.push(m);
     },
   };
 }

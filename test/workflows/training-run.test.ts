@@ -61,7 +61,7 @@ async function until(pred: () => boolean | Promise<boolean>, what: string, timeo
 }
 
 test("every batch runs once, with evals and checkpoints at the seed's cadence, across continue-as-new", async () => {
-  const rec = newRecorder();
+  const rec: Recorder = { ...newRecorder(), loggedMetrics: [] };
   const workflowId = `run-${randomUUID()}`;
   const result = await withWorker(rec, 7, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId, args: [{ config: config() }] });
@@ -100,6 +100,11 @@ test("every batch runs once, with evals and checkpoints at the seed's cadence, a
     'each batch trains on the policy the previous batch produced, also after continue-as-new',
   );
   assert.equal(rec.calls.filter((c) => c.startsWith('initPolicy')).length, 1, 'the policy is created once, then carried');
+  // A checkpoint batch keeps the train step's saving time and adds the time to record the row, under its own name.
+  const atCheckpoint = rec.loggedMetrics![1]!;
+  assert.equal(atCheckpoint['time/save_checkpoint'], 0.25, 'the train step\'s time/save_checkpoint is not overwritten');
+  assert.equal(typeof atCheckpoint['time/record_checkpoint'], 'number');
+  assert.equal(rec.loggedMetrics![0]!['time/record_checkpoint'], undefined, 'no checkpoint row at batch 0');
 });
 
 test('pause holds the run between batches; resume lets it finish', async () => {
