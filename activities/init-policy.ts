@@ -3,6 +3,7 @@ import { withHeartbeats } from './keep-alive';
 import { exclusivelyFor, markAt } from './policy-client';
 import { tinkerFor } from './services';
 import { commitStepRecord, readStepRecord } from './step-records';
+import { checkpointTtlOf } from './checkpoint-lifetimes';
 
 const INITIAL = 'initial';
 
@@ -27,8 +28,9 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const loadPath = settings.loadCheckpointPath;
   if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
   const name = String(startStep).padStart(6, '0');
-  const statePath = await withHeartbeats('saving state', tc.saveState(name));
-  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
+  const ttlSeconds = checkpointTtlOf(settings);
+  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds }));
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
   return commitStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } }).state;

@@ -3,6 +3,7 @@ import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
 import { appendJsonl, appendJsonlOnce, readJsonl, runPaths, withRunDirLock } from './run-files';
 import { faultPoint } from '../common/fault-points';
+import { keepFinalCheckpoint } from './checkpoint-lifetimes';
 import { recordConfigured } from '../sinks/configured';
 import { currentRunLocation, finishRunSinks, writeStepSinks } from '../sinks/run-sinks';
 
@@ -14,10 +15,13 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
   let flushed = Promise.resolve();
   await withRunDirLock(paths.dir, () => {
     faultPoint('checkpoint.before_record', { run: settings.runName, batch });
-    appendJsonlOnce(paths.checkpoints, 'name', row);
+    // A rolling row of the same step (checkpoint-lifetimes.ts) does not count: this one is written beside it.
+    const rows = readJsonl(paths.checkpoints);
+    if (!rows.some((r) => r.name === name && !r.rolling)) appendJsonl(paths.checkpoints, row);
     if (final) flushed = finishRunSinks(settings, currentRunLocation());
   });
   await flushed;
+  if (final) await keepFinalCheckpoint(settings, policy);
   return policy.statePath;
 }
 

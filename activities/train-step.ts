@@ -17,6 +17,8 @@ import { commitStepRecord, readStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
 import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
+import { checkpointTtlOf, saveRollingCheckpoint } from './checkpoint-lifetimes';
+import type { ForwardBackwardResult, TrainingClient } from '../tinker';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
@@ -65,7 +67,11 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const service = tinkerFor(settings);
   if (settings.klPenaltyCoef > 0) {
     t0 = performance.now();
-    const base = await service.createSamplingClient({ baseModel: settings.modelName });
+    // The cookbook's kl_reference_config: another base model, or saved weights on it; default the run's base model.
+    const ref = settings.klReferenceModel ?? null;
+    const base = await service.createSamplingClient(
+      ref ? { baseModel: ref.baseModel, ...(ref.loadCheckpointPath ? { modelPath: ref.loadCheckpointPath } : {}) } : { baseModel: settings.modelName },
+    );
     const reference = [];
     for (const d of data) reference.push(await base.computeLogprobs(fullSequence(d)));
     const kl = incorporateKlPenalty(data, reference, settings.klPenaltyCoef, settings.klDiscountFactor);
@@ -78,13 +84,24 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   markDirty(settings.runName);
   t0 = performance.now();
   const trainingLogprobs: number[][] = [];
-  for (const chunk of splitIntoSubsteps(data, settings.numSubsteps)) {
-    const fb = await withHeartbeats('forward_backward', tc.forwardBackward(chunk.map(toWire), settings.lossFn, settings.lossFnConfig ?? undefined));
+  const adam = { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
+  const submit = (chunk: Datum[]) => pipelined(tc, chunk, settings, adam);
+  const substeps = splitIntoSubsteps(data, settings.numSubsteps);
+  // The cookbook's train_step: each substep's forward_backward and optim_step go out together, and the next
+  // substep's before the current results are read, so they land on the same clock cycle of the service.
+  let current = submit(substeps[0]);
+  let optimMetrics: Record<string, number> = {};
+  for (let i = 0; i < substeps.length; i++) {
+    const next = i + 1 < substeps.length ? submit(substeps[i + 1]) : undefined;
+    const fb = await withHeartbeats('forward_backward', current.fb);
     for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
     for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
     faultPoint('train.after_forward_backward', { run: settings.runName, batch });
-    await withHeartbeats('optim_step', tc.optimStep({ learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }));
+    optimMetrics = await withHeartbeats('optim_step', current.optim);
+    if (next) current = next;
   }
+  // As the cookbook: the last optim_step's metrics (e.g. grad_norm:mean) join the step's, under their own names.
+  Object.assign(metrics, optimMetrics);
   metrics['time/train_step'] = seconds(t0);
   t0 = performance.now();
   Object.assign(metrics, computeKlSampleTrain(data, trainingLogprobs));
@@ -92,9 +109,11 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   t0 = performance.now();
   const name = String(step).padStart(6, '0');
-  const statePath = await withHeartbeats('saving state', tc.saveState(name));
+  const ttlSeconds = checkpointTtlOf(settings);
+  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds }));
   faultPoint('train.after_save_state', { run: settings.runName, batch });
-  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name));
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
+  await saveRollingCheckpoint(settings, step, statePath, policy.statePath);
   // The cookbook's name for saving the step's state and sampler; the workflow's checkpoint row is time/record_checkpoint.
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);
@@ -110,6 +129,18 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
   return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+}
+
+/**
+ * forward_backward and optim_step of one substep, submitted back to back (seq_ids n, n+1). Both promises are marked
+ * handled at once: when the first fails the activity fails before awaiting the second, which must not crash the worker.
+ */
+function pipelined(tc: TrainingClient, chunk: Datum[], settings: RunSettings, adam: { learningRate: number; beta1: number; beta2: number; eps: number }) {
+  const fb: Promise<ForwardBackwardResult> = tc.forwardBackward(chunk.map(toWire), settings.lossFn, settings.lossFnConfig ?? undefined);
+  const optim = tc.optimStep(adam);
+  fb.catch(() => undefined);
+  optim.catch(() => undefined);
+  return { fb, optim };
 }
 
 /** Async runs name their groups; the step record keeps the names. */

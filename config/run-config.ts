@@ -40,6 +40,17 @@ export const RL_LOSS_CONFIG_KEYS = {
 export type RlLossFn = keyof typeof RL_LOSS_CONFIG_KEYS;
 const RL_LOSS_FNS = Object.keys(RL_LOSS_CONFIG_KEYS) as [RlLossFn, ...RlLossFn[]];
 
+/** The tinker-cookbook's `KLReferenceConfig`: the model the KL penalty compares against. */
+export const KlReferenceSchema = z.strictObject({
+  /** base_model: its base model. */
+  baseModel: z.string().min(1),
+  /** load_checkpoint_path: sampler weights to load on it (`tinker://…`); null = the base weights. */
+  loadCheckpointPath: z.string().regex(/^tinker:\/\//, 'a tinker:// path').nullable().default(null),
+});
+
+/** Checkpoint lifetimes on the service: 1 hour to 10 years (what it accepts). */
+const TtlSeconds = z.number().int().min(3600).max(10 * 365 * 24 * 3600);
+
 /** The tinker-cookbook's `AsyncConfig` (rl/train.py), in camelCase. */
 export const AsyncSchema = z.strictObject({
   /** max_steps_off_policy: how many optimizer steps a group's policy may be behind the one it trains (0 = on-policy). */
@@ -59,6 +70,8 @@ export const RunConfigSchema = z
     llmProxyPort: z.number().int().min(1).max(65535).default(12306),
     klPenaltyCoef: z.number().min(0).default(0),
     klDiscountFactor: probability.default(0),
+    /** The KL penalty's reference (cookbook `kl_reference_config`); null = the base model `modelName`. */
+    klReferenceModel: KlReferenceSchema.nullable().default(null),
     maxTokens: z.number().int().min(1).default(2048),
     trainTemperature: Temperature.default(1),
     evalTemperature: Temperature.default(1),
@@ -88,6 +101,12 @@ export const RunConfigSchema = z
     evalEvery: EveryBatches.default(20),
     saveEvery: EveryBatches.default(20),
     loadCheckpointPath: z.string().min(1).nullable().default(null),
+    /** Cookbook `ttl_seconds`: lifetime of the checkpoints a run saves (the final one is kept); null = never expire. */
+    checkpointTtlSeconds: TtlSeconds.nullable().default(604800),
+    /** Cookbook `rolling_save_every`: every N steps a resume-only `rolling` row, the previous rolling one deleted (0 = off). */
+    rollingSaveEvery: z.number().int().min(0).default(0),
+    /** Cookbook `rolling_ttl_seconds`: lifetime of a rolling checkpoint, in case deleting it fails. */
+    rollingTtlSeconds: TtlSeconds.default(7200),
 
     // ours
     /** Names the run (workflow id `agl-run-<runName>`); defaults to the last part of logPath. */
