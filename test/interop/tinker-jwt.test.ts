@@ -22,7 +22,7 @@ const batch = [textDatum('Hello, world!\n')];
 
 async function pythonSdk(url: string, env: Record<string, string | undefined>): Promise<{ result: string; same_loss?: boolean }> {
   const venv = await ensureVenv('tinker-sdk', ['tinker==0.38.0']);
-  const clean = { ...process.env, TINKER_TELEMETRY: '0', ...env };
+  const clean: Record<string, string | undefined> = { ...process.env, TINKER_TELEMETRY: '0', ...env };
   for (const k of Object.keys(clean)) if (clean[k] === undefined) delete clean[k];
   const { stdout } = await run(venv.python, ['-W', 'ignore', path.join(__dirname, 'tinker-jwt-scenario.py'), url, TEST_MODEL, String(PAUSE_S)], {
     env: clean as NodeJS.ProcessEnv,
