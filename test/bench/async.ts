@@ -5,8 +5,8 @@
 // lucky batch does not count), the steps taken, the trainer's idle fraction and, for async, staleness; prints both
 // reward curves side by side; and ends with `async speedup to reward 0.8: <ratio>x` (sync wall / async wall).
 //
-//   npm run bench -- async [--median-ms 300] [--steps 40] [--runners 16] [--target 0.8] [--window 3] [--full]
-//                          [--max-off-policy 2] [--async-loss NAME] [--eval-every 0] [--only sync|async] [--timeout-min 15]
+//   npm run bench -- async [--median-ms 2000] [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full]
+//                          [--max-off-policy 1] [--async-loss NAME] [--eval-every 0] [--only sync|async] [--timeout-min 15]
 //                          [--keep] [--verbose]
 //
 // The configs are the hello example's (dev/examples.ts, = agents/examples/hello.run.json) with the stack's URLs, a
@@ -14,7 +14,7 @@
 // modes and is not what is compared). Its 320 tasks make 20 steps per epoch: --steps above 20 adds epochs (rounded
 // up to whole epochs; the first 20 steps are the hello run's), below 20 keeps the first steps x 16 tasks. Each run is
 // stopped (the `stop` update: the step in flight finishes) once it reaches the target, unless --full. The async run adds
-// `"async": {"maxStepsOffPolicy": 2, "groupsPerBatch": <batchSize>}`. The base model is built once and cached under
+// `"async": {"maxStepsOffPolicy": 1, "groupsPerBatch": <batchSize>}`. The base model is built once and cached under
 // .data/bench/ (or copied from .data/trainer/ when `npm start` built it), so no run pays for it.
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -37,13 +37,13 @@ const MODEL = 'local/tiny-hello';
 
 const { values: v } = parseArgs({
   options: {
-    'median-ms': { type: 'string', default: '300' },
+    'median-ms': { type: 'string', default: '2000' },
     steps: { type: 'string', default: '40' },
     full: { type: 'boolean', default: false },
-    runners: { type: 'string', default: '16' },
+    runners: { type: 'string', default: '64' },
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
-    'max-off-policy': { type: 'string', default: '2' },
+    'max-off-policy': { type: 'string', default: '1' },
     'eval-every': { type: 'string', default: '0' },
     'async-loss': { type: 'string' },
     only: { type: 'string' },
@@ -137,7 +137,7 @@ function configFor(stack: Stack, mode: Mode, runName: string, logPath: string): 
     evalEvery: EVAL_EVERY,
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
   };
-  // The cookbook's AsyncConfig: train on the first `groupsPerBatch` groups to finish, at most 2 steps stale.
+  // The cookbook's AsyncConfig: train on the first `groupsPerBatch` groups to finish, at most --max-off-policy steps stale.
   if (mode === 'async') cfg.async = { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize };
   // The async run's loss, when not the config's default for async runs (the schema checks the name).
   if (mode === 'async' && v['async-loss'] !== undefined) (cfg as Record<string, unknown>).lossFn = v['async-loss'];
