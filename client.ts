@@ -1,16 +1,18 @@
 // `npm run client -- <command>`: start, watch and steer training runs; each command prints the run's Temporal UI link.
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from './config/errors';
 import { loadRunConfigFile } from './config/load';
 import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
-import { checkpoint, configure, parseAssignments, pause, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import { ping } from './cli/ping';
+import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
 import { reportCommand } from './cli/report-command';
+import { CommandError, explain, failureMessage, requireServer } from './cli/mistakes';
+import { resultLine } from './cli/result-line';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
 
@@ -30,12 +32,17 @@ commands:
                          --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
   ping                   run a health-check workflow on the worker
 
-<run> is a runName or a workflow id (agl-run-<runName>).`;
+<run> is a runName or a workflow id (agl-run-<runName>). Batches count from 0, as metrics.jsonl's step.
+A mistake is answered with one line and exit code 1 (2 for a wrong command line or an invalid run config).`;
 
 async function connect(s: TemporalSettings): Promise<Client> {
+  await requireServer(s.address);
   const connection = await Connection.connect({ address: s.address, connectTimeout: '10 seconds' });
   return new Client({ connection, namespace: s.namespace });
 }
+
+/** What the command is about, for the one line a mistake is answered with. */
+const context = { command: '', workflowId: undefined as string | undefined, address: '' };
 
 async function main(): Promise<void> {
   let parsed;
@@ -46,7 +53,7 @@ async function main(): Promise<void> {
       strict: true,
     });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+    throw new UsageError(`client: ${(err as Error).message.split('.')[0]} (npm run client -- --help lists the commands and options)`);
   }
   const [command, ...rest] = parsed.positionals;
   if (parsed.values.help || !command) {
@@ -54,9 +61,23 @@ async function main(): Promise<void> {
     return;
   }
   const settings = temporalSettings({ address: parsed.values.address, namespace: parsed.values.namespace, taskQueue: parsed.values['task-queue'] });
+  context.command = command;
+  context.address = settings.address;
   const needRun = () => {
-    if (!rest[0]) throw new UsageError(`${command} needs a run name\n${USAGE}`);
+    if (!rest[0]) throw new UsageError(`client ${command}: needs a run name, e.g. npm run client -- ${command} hello`);
     return rest[0];
+  };
+  /** The run the command is about, on a connected client; checked to be running when the command steers it. */
+  const runningRun = async () => {
+    const h = runHandle(await connect(settings), needRun());
+    context.workflowId = h.workflowId;
+    await requireRunning(h, command);
+    return h;
+  };
+  const namedRun = async () => {
+    const h = runHandle(await connect(settings), needRun());
+    context.workflowId = h.workflowId;
+    return h;
   };
   const link = (id: string) => process.stdout.write(`${workflowUiLink(settings, id)}\n`);
 
@@ -74,52 +95,63 @@ async function main(): Promise<void> {
       return;
     }
     case 'status': {
-      const h = runHandle(await connect(settings), needRun());
+      const h = await namedRun();
       const s = await status(h);
       if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
-      else if (s.result) process.stdout.write(`${s.state}: ${JSON.stringify(s.result)}\n`);
-      else process.stdout.write(`${s.state}\n`);
+      else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
+      else {
+        // A run that failed, was terminated or timed out: why, and a non-zero exit.
+        process.stdout.write(`${s.ended ?? s.state}\n`);
+        process.exitCode = 1;
+      }
       link(h.workflowId);
       return;
     }
     case 'watch': {
-      const h = runHandle(await connect(settings), needRun());
+      const h = await namedRun();
       link(h.workflowId);
-      const result = await watch(h);
-      process.stdout.write(`${result.stoppedEarly ? 'stopped' : 'finished'} after ${result.batchesCompleted}/${result.numBatches} batches\n`);
+      let result;
+      try {
+        result = await watch(h);
+      } catch (err) {
+        throw new CommandError(`run ${h.workflowId} failed: ${failureMessage(err)}`);
+      }
+      process.stdout.write(`${resultLine(result)}\n`);
       return;
     }
     case 'pause':
     case 'resume': {
-      const h = runHandle(await connect(settings), needRun());
+      const h = await runningRun();
       await (command === 'pause' ? pause(h) : resume(h));
       process.stdout.write(`${command}d ${h.workflowId}\n`);
       link(h.workflowId);
       return;
     }
     case 'checkpoint': {
-      const h = runHandle(await connect(settings), needRun());
-      report('checkpoint', await checkpoint(h), (r) => `checkpoint ${r.name} (after ${r.batch} batches): ${r.statePath}`);
+      const h = await runningRun();
+      report('checkpoint', await checkpoint(h), (r) => `checkpoint ${r.name} (the policy after ${r.batch} batches, 0 to ${r.batch - 1}): ${r.statePath}`);
       link(h.workflowId);
       return;
     }
     case 'configure': {
-      const h = runHandle(await connect(settings), needRun());
       let changes: Record<string, unknown>;
       try {
         changes = parseAssignments(rest.slice(1));
       } catch (err) {
-        throw new UsageError(`configure: ${(err as Error).message}\n${USAGE}`);
+        throw new UsageError(`client configure: ${(err as Error).message} (e.g. configure hello learningRate=0.001)`);
       }
+      if (Object.keys(changes).length === 0) throw new UsageError('client configure: nothing to change (e.g. configure hello learningRate=0.001)');
+      const h = await runningRun();
       report('configure', await configure(h, changes as RunChanges), (r) => `from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}`);
       link(h.workflowId);
       return;
     }
     case 'stop': {
-      const h = runHandle(await connect(settings), needRun());
+      const h = await runningRun();
       process.stdout.write(`stopping ${h.workflowId} after the batch in flight...\n`);
       const r = await stop(h, rest.slice(1).join(' ') || 'stopped from the client');
-      process.stdout.write(`stopped after batch ${r.stoppedAfterBatch}; final checkpoint ${r.finalCheckpoint ?? '(none)'}\n`);
+      const last = r.stoppedAfterBatch > 0 ? `, the last batch ${r.stoppedAfterBatch - 1}` : '';
+      process.stdout.write(`stopped after ${r.stoppedAfterBatch} batches${last}; final checkpoint ${r.finalCheckpoint ?? '(none)'}\n`);
       link(h.workflowId);
       return;
     }
@@ -127,10 +159,11 @@ async function main(): Promise<void> {
       const client = await connect(settings);
       for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) {
         const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
-        const batch = sa.AglBatch?.[0] ?? '-';
+        // AglBatch is how many batches are done (batch N is the (N+1)th, as metrics.jsonl's step).
+        const done = sa.AglBatch?.[0] ?? 0;
         const reward = sa.AglTrainReward?.[0];
         process.stdout.write(
-          `${w.workflowId}\t${w.status.name}\tbatch ${batch}\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}\t${workflowUiLink(settings, w.workflowId)}\n`,
+          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}\t${workflowUiLink(settings, w.workflowId)}\n`,
         );
       }
       return;
@@ -141,20 +174,12 @@ async function main(): Promise<void> {
       return;
     }
     case 'ping': {
-      const client = await connect(settings);
-      const workflowId = `agl-ping-${randomUUID()}`;
-      const report = await client.workflow.execute('healthCheck', {
-        taskQueue: settings.taskQueue,
-        workflowId,
-        args: ['ping'],
-        workflowExecutionTimeout: '60 seconds',
-      });
+      const report = await ping(await connect(settings), settings);
       process.stdout.write(`${JSON.stringify(report)}\n`);
-      link(workflowId);
       return;
     }
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      throw new UsageError(`client: unknown command ${JSON.stringify(command)} (npm run client -- --help lists the commands)`);
   }
 }
 
@@ -170,7 +195,7 @@ function report<T extends object>(command: string, r: T | { refused: string }, d
 
 /** Loads a run config; on problems prints every one with its field path and exits 2 before anything starts. */
 function loadConfigOrExit(file: string | undefined) {
-  if (!file) throw new UsageError(`a run config file is required\n${USAGE}`);
+  if (!file) throw new UsageError(`client ${context.command}: needs a run config file, e.g. agents/examples/hello.run.json`);
   try {
     return loadRunConfigFile(file);
   } catch (err) {
@@ -182,4 +207,12 @@ function loadConfigOrExit(file: string | undefined) {
   }
 }
 
-runMain(main);
+runMain(async () => {
+  try {
+    await main();
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    process.stderr.write(`client ${context.command}: ${explain(err, context)}\n`);
+    process.exit(1);
+  }
+});

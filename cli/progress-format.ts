@@ -1,5 +1,6 @@
 // How a run's progress reads to a person: one line, the same in a terminal and in a log.
 import type { Progress } from '../workflows/run-types';
+import { positionText, unitOf } from '../workflows/batch-numbering';
 
 const fmt = (x: number | undefined, digits = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
 
@@ -45,18 +46,26 @@ export class RewardHistory {
   }
 }
 
-/** One line; with `rewards` (train reward per step so far), a sparkline of them follows the reward. */
-export function progressLine(p: Progress, nowMs: number = Date.now(), rewards: readonly (number | null)[] = []): string {
-  if (p.numBatches === 0) return `${p.runName || 'run'} | ${p.phase} (validating the config, reading the dataset, creating the model)`;
+/**
+ * One line; with `rewards` (train reward per step so far), a sparkline of them follows the reward; with `waiting`,
+ * what the run waits for (a base model being built, runners) follows the phase. Batches count from 0, as
+ * metrics.jsonl's step (workflows/batch-numbering.ts).
+ */
+export function progressLine(p: Progress, nowMs: number = Date.now(), rewards: readonly (number | null)[] = [], waiting?: string): string {
+  if (p.numBatches === 0) {
+    return `${p.runName || 'run'} | ${p.phase} | ${waiting ?? 'validating the config, reading the dataset, creating the model'}`;
+  }
   const reward = p.lastMetrics['env/all/reward/total'];
   const evalReward = p.lastMetrics['test/env/all/reward/total'];
   const elapsed = Math.max(0, (nowMs - p.batchStartedAtMs) / 1000);
   // Async runs count optimizer steps, and the number of steps is only known once every group is in.
-  const unit = p.async ? 'step' : 'batch';
+  const unit = unitOf(!!p.async);
+  const ended = p.phase === 'done' || p.phase === 'stopped';
   const parts = [
     `${p.runName}`,
-    `${unit} ${Math.min(p.batch + (p.phase === 'done' ? 0 : 1), p.numBatches)}/${p.async ? '~' : ''}${p.numBatches}`,
+    positionText({ batch: p.batch, numBatches: p.numBatches, phase: p.phase, async: !!p.async }),
     p.paused ? 'PAUSED' : p.phase,
+    ...(waiting ? [waiting] : []),
     `reward ${fmt(reward)}${rewards.length >= 2 ? ` ${sparkline(rewards)}` : ''}`,
   ];
   if (evalReward !== undefined) parts.push(`eval ${fmt(evalReward)}`);
@@ -67,7 +76,7 @@ export function progressLine(p: Progress, nowMs: number = Date.now(), rewards: r
     if (st !== undefined) parts.push(`staleness ${fmt(st, 2)} (max ${fmt(p.lastMetrics['async/staleness_max'], 0)}/${a.maxStepsOffPolicy})`);
   }
   if (p.secondsPerBatch !== null) parts.push(`${fmt(p.secondsPerBatch, 1)} s/${unit}`);
-  if (p.phase !== 'done' && p.phase !== 'stopped') parts.push(`this ${unit} ${elapsed.toFixed(0)} s`);
+  if (!ended) parts.push(`this ${unit} ${elapsed.toFixed(0)} s`);
   // Absent from runs started by older workflow code.
   const changed = Object.entries(p.changes ?? {});
   if (changed.length) parts.push(`configured ${changed.map(([k, v]) => `${k}=${v}`).join(' ')}`);

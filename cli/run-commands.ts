@@ -8,6 +8,7 @@ import type { CheckpointSaved, ConfigureResult, Progress, TrainingRunResult } fr
 import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine, RewardHistory } from './progress-format';
+import { CommandError, endedHow } from './mistakes';
 
 export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
 
@@ -49,12 +50,23 @@ export function runHandle(client: Client, runOrWorkflowId: string): WorkflowHand
   return client.workflow.getHandle<typeof trainingRun>(id);
 }
 
-export async function status(handle: WorkflowHandle<typeof trainingRun>): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult }> {
+/** Where a run is (its progress), how it finished (its result), or how it ended otherwise (`ended`: why it failed). */
+export async function status(
+  handle: WorkflowHandle<typeof trainingRun>,
+): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string }> {
   const d = await handle.describe();
   const state = d.status.name;
   if (state === 'RUNNING') return { state, progress: await handle.query(progressQuery) };
   if (state === 'COMPLETED') return { state, result: await handle.result() };
-  return { state };
+  return { state, ended: await endedHow(handle, state) };
+}
+
+/** Throws a one-line CommandError when the run is not running (a finished run can be neither stopped nor steered). */
+export async function requireRunning(handle: WorkflowHandle<typeof trainingRun>, command: string): Promise<void> {
+  const state = (await handle.describe()).status.name;
+  if (state === 'RUNNING') return;
+  const how = await endedHow(handle, state);
+  throw new CommandError(`run ${handle.workflowId} is not running (${how.replace(/^[A-Z_]+/, (s) => s.toLowerCase().replace(/_/g, ' '))}); nothing to ${command}`);
 }
 
 export const pause = (h: WorkflowHandle<typeof trainingRun>) => h.signal(pauseSignal);
@@ -98,9 +110,14 @@ export function parseAssignments(words: string[]): Record<string, unknown> {
 
 /**
  * Follows a run until it ends: in a terminal one line redrawn in place, otherwise a plain line whenever the
- * batch or phase changes. Returns the run's result.
+ * batch, phase or `waiting` hint changes. Returns the run's result.
  */
-export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: NodeJS.WriteStream = process.stdout, intervalMs = 1000): Promise<TrainingRunResult> {
+export async function watch(
+  handle: WorkflowHandle<typeof trainingRun>,
+  out: NodeJS.WriteStream = process.stdout,
+  intervalMs = 1000,
+  waiting: (p: Progress) => string | undefined = () => undefined,
+): Promise<TrainingRunResult> {
   const tty = out.isTTY === true;
   let lastKey = '';
   let done = false;
@@ -112,10 +129,12 @@ export async function watch(handle: WorkflowHandle<typeof trainingRun>, out: Nod
     try {
       const p = await handle.query(progressQuery);
       rewards.observe(p);
-      const line = progressLine(p, Date.now(), rewards.values());
-      if (tty) out.write(`\r\x1b[2K${line}`);
+      const hint = waiting(p);
+      const line = progressLine(p, Date.now(), rewards.values(), hint);
+      // One terminal line, redrawn: a longer one would wrap and leave its head behind.
+      if (tty) out.write(`\r\x1b[2K${out.columns ? line.slice(0, out.columns - 1) : line}`);
       else {
-        const key = `${p.batch}|${p.phase}|${p.paused}`;
+        const key = `${p.batch}|${p.phase}|${p.paused}|${hint ?? ''}`;
         if (key !== lastKey) out.write(`${line}\n`);
         lastKey = key;
       }

@@ -1,4 +1,6 @@
-// The example runs `npm start` trains on the local trainer. Each is an ordinary run config.
+// The example runs `npm start` trains on the local trainer (or, with --hosted, on hosted Tinker). Each is an
+// ordinary run config.
+import path from 'node:path';
 import type { RunConfigInput } from '../config/run-config';
 
 export interface ExampleUrls {
@@ -13,6 +15,33 @@ export interface ExampleRun {
   model: string;
   renderer: string;
   config(urls: ExampleUrls): RunConfigInput;
+}
+
+/** What `npm start` changes in an example: another base model, a renderer, hosted Tinker. */
+export interface ExampleChoice {
+  model: string;
+  renderer: string;
+  hosted: boolean;
+}
+
+/**
+ * The example's run config for the chosen model, logging to <runsDir>/<runName>. Another model is another run (its
+ * name says which), so it never attaches to the example's run on the default model. On hosted Tinker: LoRA rank
+ * 32, a learning rate for LoRA on billion-parameter models, room for a real model's answers.
+ */
+export function exampleConfig(name: string, choice: ExampleChoice, services: Omit<ExampleUrls, 'logPath'> & { runsDir: string }): RunConfigInput {
+  const ex = EXAMPLES[name]!;
+  const same = choice.model === ex.model && choice.renderer === ex.renderer && !choice.hosted;
+  const runName = same ? name : `${name}-${choice.model.replace(/[^A-Za-z0-9._-]+/g, '-').toLowerCase()}`.slice(0, 100);
+  const base = ex.config({ ...services, logPath: path.join(services.runsDir, runName) });
+  if (same) return base;
+  return {
+    ...base,
+    runName,
+    modelName: choice.model,
+    rendererName: choice.renderer,
+    ...(choice.hosted ? { loraRank: 32, learningRate: 1e-4, maxTokens: 256 } : {}),
+  };
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => String(from + i));

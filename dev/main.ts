@@ -1,96 +1,144 @@
 // `npm start`: the embedded default. Starts the Temporal dev server (state in .data/temporal/dev.db, UI on
-// http://127.0.0.1:8233), the store, the local trainer, the proxy, the worker and runners of an example agent;
-// starts (or, when it is already running, resumes watching) the example's training run; shows its progress;
-// prints a summary and exits when the run ends. Processes that die are restarted and the run carries on.
-//   npm start                 the hello example
-//   npm start -- --example guess
-//   npm start -- --runners 16
-//   npm start -- --fresh      forget the example's earlier run (its workflow and files) and train from scratch
-import { parseArgs } from 'node:util';
+// http://127.0.0.1:8233), the store, the local trainer (or, with --hosted, uses hosted Tinker), the proxy, the
+// worker and runners of an example agent; starts (or, when it is already running, follows) the example's training
+// run; shows its progress and what it waits for; prints a summary and exits when the run ends (--keep-alive: stays
+// up until Ctrl-C). Processes that die are restarted and the run carries on. `npm start -- --help` lists the
+// options (dev/start-options.ts). A mistake is answered with one line and a non-zero exit code.
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { runMain, UsageError } from '../common/service-args';
+import { rmSync } from 'node:fs';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { UsageError } from '../common/service-args';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { validateRunConfig } from '../config/load';
+import { ConfigError } from '../config/errors';
 import { startOrAttach, watch, workflowIdFor } from '../cli/run-commands';
-import { runNameOf } from '../config/run-config';
-import { rmSync } from 'node:fs';
+import { failureMessage } from '../cli/mistakes';
+import { resultLine } from '../cli/result-line';
+import { runNameOf, type RunConfig } from '../config/run-config';
 import { runPaths } from '../activities/run-files';
-import { EXAMPLES } from './examples';
-import { startStack } from './stack';
-import { formatCurve, rewardCurve } from './summary';
 import { reportPath } from '../report/write-report';
+import type { trainingRun } from '../workflows/training-run';
+import { EXAMPLES, exampleConfig } from './examples';
+import { startStack, type Stack } from './stack';
+import { formatCurve, rewardCurve } from './summary';
+import { parseStartOptions, START_USAGE, type StartOptions } from './start-options';
+import { requireFreePorts } from './preflight';
+import { BaseBuildWatch, StartStatus } from './start-status';
 
 const ROOT = path.resolve(__dirname, '..');
+const say = (line: string) => process.stdout.write(`${line}\n`);
 
-runMain(async () => {
-  let v;
-  try {
-    v = parseArgs({
-      options: { example: { type: 'string' }, runners: { type: 'string' }, verbose: { type: 'boolean' }, fresh: { type: 'boolean' } },
-      strict: true,
-    }).values;
-  } catch (err) {
-    throw new UsageError(`npm start: ${(err as Error).message}`);
-  }
-  const name = v.example ?? 'hello';
-  const example = EXAMPLES[name];
-  if (!example) throw new UsageError(`npm start: --example must be one of ${Object.keys(EXAMPLES).join(', ')}`);
-  const dataDir = path.join(ROOT, '.data');
-  const settings = temporalSettings();
-  const say = (line: string) => process.stdout.write(`${line}\n`);
-
-  say(`agl-temporal: starting the ${name} example (state under ${dataDir})`);
-  const stack = await startStack({
-    dataDir,
-    reuseTemporal: true,
-    persistTemporal: true,
-    taskQueue: settings.taskQueue,
-    initialModel: example.model,
-    renderer: example.renderer,
-    agent: example.agent,
-    runners: Number(v.runners ?? 8),
-    echo: v.verbose === true,
-    log: (l) => say(`[supervisor] ${l}`),
-  });
-  const shutdown = async (code: number) => {
-    await stack.stop();
-    process.exit(code);
+/** Stops the stack and exits; once, whatever asks first (the end of the run, Ctrl-C, SIGTERM). */
+function installShutdown(stack: Stack): (code: number) => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  const shutdown = (code: number) => {
+    stopping ??= stack.stop().finally(() => process.exit(code));
+    return stopping;
   };
   process.removeAllListeners('SIGINT');
   process.removeAllListeners('SIGTERM');
   process.once('SIGINT', () => void shutdown(130));
   process.once('SIGTERM', () => void shutdown(143));
+  return shutdown;
+}
 
-  const logPath = path.join(dataDir, 'runs', name);
-  const cfg = validateRunConfig(example.config({ storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, logPath }));
-  const ui = stack.temporal.uiUrl ?? settings.uiUrl;
-  const connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
-  const client = new Client({ connection, namespace: settings.namespace });
-  if (v.fresh) {
+/** Starts the run, or follows it; says which, and whether it had already finished. */
+async function startRun(client: Client, o: StartOptions, taskQueue: string, cfg: RunConfig): Promise<{ handle: WorkflowHandle<typeof trainingRun>; finished: boolean }> {
+  const logPath = cfg.logPath;
+  if (o.fresh) {
     say(`--fresh: replacing run ${workflowIdFor(runNameOf(cfg))} and removing ${logPath}`);
     rmSync(logPath, { recursive: true, force: true });
   }
-  const run = await startOrAttach(client, settings.taskQueue, cfg, { fresh: v.fresh });
-  const link = workflowUiLink({ ...settings, uiUrl: ui }, run.workflowId);
-  say(`${run.started ? 'started' : 'resuming'} run ${run.workflowId}`);
-  say(`Temporal UI: ${link}`);
+  const run = await startOrAttach(client, taskQueue, cfg, { fresh: o.fresh });
+  const state = run.started ? 'RUNNING' : (await run.handle.describe()).status.name;
+  if (run.started) say(`started run ${run.workflowId}`);
+  else if (state === 'RUNNING') say(`resuming run ${run.workflowId} (it was still going)`);
+  else say(`run ${run.workflowId} has already finished (${state.toLowerCase()}); to train it again from scratch: npm start -- --fresh${o.example === 'hello' ? '' : ` --example ${o.example}`}`);
+  return { handle: run.handle, finished: state !== 'RUNNING' };
+}
+
+async function main(o: StartOptions): Promise<void> {
+  const settings = temporalSettings();
+  const runsDir = path.join(o.dataDir, 'runs');
+  const where = o.hosted ? `hosted Tinker at ${o.hosted.baseUrl}` : 'the local trainer';
+  say(`agl-temporal: the ${o.example} example on ${o.model} (${where}); state under ${o.dataDir}`);
+  const { trainer: trainerPort, ...otherPorts } = o.ports;
+  await requireFreePorts({ store: otherPorts.store, proxy: otherPorts.proxy, ...(o.hosted ? {} : { trainer: trainerPort }) }, o.example);
+
+  const stack = await startStack({
+    dataDir: o.dataDir,
+    ports: o.ports,
+    reuseTemporal: true,
+    persistTemporal: true,
+    taskQueue: settings.taskQueue,
+    initialModel: o.model,
+    renderer: o.renderer,
+    agent: EXAMPLES[o.example]!.agent,
+    runners: o.runners,
+    externalTrainerUrl: o.hosted?.baseUrl,
+    echo: o.verbose,
+    log: (l) => say(`[supervisor] ${l}`),
+  });
+  const shutdown = installShutdown(stack);
+  say(`store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);
+  if (o.runners === 0) say(`no runners started (--runners 0): start your own against the store ${stack.storeUrl}; the run waits for them`);
+
+  const cfg = validateRunConfig(
+    exampleConfig(o.example, { model: o.model, renderer: o.renderer, hosted: !!o.hosted }, { storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, runsDir }),
+  );
+  const logPath = cfg.logPath;
+  const ui = stack.temporal.uiUrl ?? settings.uiUrl;
+  const connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
+  const client = new Client({ connection, namespace: settings.namespace });
+  const { handle, finished } = await startRun(client, o, settings.taskQueue, cfg);
+  say(`Temporal UI: ${workflowUiLink({ ...settings, uiUrl: ui }, handle.workflowId)}`);
   say(`metrics and checkpoints: ${runPaths(logPath).dir}`);
   say(`report (rewritten after every step): ${reportPath(logPath)}`);
 
-  let result;
+  const trainerOutput = () => stack.services.trainer.process?.output().slice(-65_536) ?? '';
+  const status = new StartStatus({ storeUrl: stack.storeUrl, runnersStarted: o.runners, build: o.hosted ? null : new BaseBuildWatch(trainerOutput) });
+  let failed = false;
   try {
-    result = await watch(run.handle);
+    const result = await watch(handle, process.stdout, 1000, (p) => status.for(p));
+    say('');
+    say(formatCurve(rewardCurve(runPaths(logPath).metrics)));
+    say(finished ? `(finished earlier) ${resultLine(result)}` : resultLine(result));
+    say(`files: ${runPaths(logPath).metrics}, ${runPaths(logPath).checkpoints}`);
+    say(`report: ${reportPath(logPath)}`);
+    if (!finished) say(`to train again from scratch: npm start -- --fresh${o.example === 'hello' ? '' : ` --example ${o.example}`}`);
   } catch (err) {
-    say(`the run failed: ${(err as Error).message}`);
-    await shutdown(1);
+    say(`the run failed: ${failureMessage(err)}`);
+    failed = true;
+  }
+  if (o.keepAlive) {
+    const name = runNameOf(cfg);
+    say(`--keep-alive: everything stays up (Temporal ${stack.temporal.address}, UI ${ui}); try npm run client -- status ${name}, or list; Ctrl-C stops it`);
+    return; // the supervised processes keep the event loop alive until a signal
+  }
+  await shutdown(failed ? 1 : 0);
+}
+
+/** Any error ends `npm start` with one line (the first of its message) and exit code 1; a usage mistake with 2. */
+async function start(): Promise<void> {
+  let o: StartOptions;
+  try {
+    o = parseStartOptions(process.argv.slice(2), process.env, ROOT);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  if (o.help) {
+    say(START_USAGE);
     return;
   }
-  say('');
-  say(formatCurve(rewardCurve(runPaths(logPath).metrics)));
-  say(`${result.stoppedEarly ? 'stopped' : 'finished'} after ${result.batchesCompleted}/${result.numBatches} batches; final checkpoint ${result.finalCheckpoint ?? '-'}`);
-  say(`files: ${runPaths(logPath).metrics}, ${runPaths(logPath).checkpoints}`);
-  say(`report: ${reportPath(logPath)}`);
-  say(`to train again from scratch: npm start -- --fresh${name === 'hello' ? '' : ` --example ${name}`}`);
-  await shutdown(0);
-});
+  try {
+    await main(o);
+  } catch (err) {
+    const usage = err instanceof UsageError || err instanceof ConfigError;
+    const line = err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message.split('\n')[0];
+    process.stderr.write(`${line.startsWith('npm start') ? '' : 'npm start: '}${line}${usage || o.verbose ? '' : ' (npm start -- --verbose shows every process\'s output)'}\n`);
+    process.exit(usage ? 2 : 1);
+  }
+}
+
+void start();

@@ -22,6 +22,8 @@ export interface StackOptions {
   initialModel: string;
   renderer: string;
   agent: string;
+  /** A Tinker service to use instead of starting the local trainer (hosted Tinker; its key from TINKER_API_KEY). */
+  externalTrainerUrl?: string;
   /** TypeScript runners of `agent`; 0 = none (bring your own, e.g. Python Agent-lightning runners). */
   runners: number;
   /** Echo every child's output (prefixed). */
@@ -75,9 +77,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   let temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts) : await (await import('./temporal-server')).startDevServer(temporalOpts);
 
   const storeUrl = `http://127.0.0.1:${storePort}`;
-  const trainerUrl = `http://127.0.0.1:${trainerPort}`;
+  const trainerUrl = opts.externalTrainerUrl ?? `http://127.0.0.1:${trainerPort}`;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
-  const env = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
+  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
+  // The worker would take TINKER_BASE_URL over the run config's trainer: only the stack's own trainer counts here.
+  if (opts.externalTrainerUrl) env.TINKER_BASE_URL = opts.externalTrainerUrl;
+  else delete env.TINKER_BASE_URL;
   const service = (name: string, spec: Omit<ServiceSpec, 'name'>) => new Supervised({ name, echo: opts.echo, readyTimeoutMs: 180_000, ...spec }, log);
 
   const services = {
@@ -112,6 +117,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // The trainer builds its base model on first use, which can take a while; start it first.
     for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners'] as const) {
       if (name === 'runners' && opts.runners === 0) continue;
+      if (name === 'trainer' && opts.externalTrainerUrl) continue;
       log(`starting ${name}`);
       started.push(await services[name].start());
     }

@@ -8,6 +8,7 @@ import { parseRunChanges, type RunChanges } from '../config/run-changes';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
 import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from './run-types';
 import { BATCH, PHASE, TRAIN_REWARD } from './search-attributes';
+import { positionText, unitOf } from './batch-numbering';
 import type { trainingRun } from './training-run';
 
 export const checkpointName = (step: number) => String(step).padStart(6, '0');
@@ -136,9 +137,10 @@ export class RunControl {
   currentDetails(): string {
     const m = this.lastMetrics;
     const a = this.asyncProgress;
-    const unit = a ? 'step' : 'batch';
+    const unit = unitOf(!!a);
+    const position = positionText({ batch: this.batch, numBatches: this.numBatches, phase: this.phase, async: !!a });
     return [
-      `**${this.runName || 'run'}**: ${unit} ${Math.min(this.batch + 1, this.numBatches)} of ${a ? '~' : ''}${this.numBatches}, ${this.paused ? 'paused' : this.phase}${this.stopRequested ? ' (stopping)' : ''}`,
+      `**${this.runName || 'run'}**: ${position} (counted from 0, as metrics.jsonl's step), ${this.paused ? 'paused' : this.phase}${this.stopRequested ? ' (stopping)' : ''}`,
       `last ${unit}: train reward ${fmt(m, 'env/all/reward/total')}, eval reward ${fmt(m, 'test/env/all/reward/total')}, ${fmt(m, 'time/total')} s`,
       ...(a
         ? [

@@ -32,6 +32,6 @@ test('a watcher gathers one reward per step, whatever how often it polls, and th
   const h = new RewardHistory();
   for (const [b, r] of [[1, 0], [1, 0], [2, 0.5], [4, 1]] as const) h.observe(p(b, r));
   assert.deepEqual(h.values(), [0, 0.5, null, 1], 'a step it never saw is a gap');
-  assert.equal(progressLine(p(4, 1), 13_000, h.values()), 'hello | batch 5/20 | training | reward 1.000 ▁▅ █ | 4.0 s/batch | this batch 3 s');
-  assert.equal(progressLine(p(4, 1), 13_000, [1]), 'hello | batch 5/20 | training | reward 1.000 | 4.0 s/batch | this batch 3 s', 'one value: no sparkline');
+  assert.equal(progressLine(p(4, 1), 13_000, h.values()), 'hello | batch 4/20 | training | reward 1.000 ▁▅ █ | 4.0 s/batch | this batch 3 s');
+  assert.equal(progressLine(p(4, 1), 13_000, [1]), 'hello | batch 4/20 | training | reward 1.000 | 4.0 s/batch | this batch 3 s', 'one value: no sparkline');
 });
