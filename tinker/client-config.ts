@@ -47,31 +47,20 @@ export const DEFAULT_CLIENT_CONFIG: ClientConfig = {
 
 export const DEFAULT_DYNAMIC_CONFIG: DynamicConfig = { refreshIntervalSec: 300, sampleCancelEnabled: false, sampleCancelMaxBatchSize: 64 };
 
-const bool = (v: unknown, d: boolean) => (typeof v === 'boolean' ? v : d);
-const int = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
-const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-export function parseClientConfig(body: Record<string, unknown>): ClientConfig {
-  const d = DEFAULT_CLIENT_CONFIG;
-  return {
-    pjwtAuthEnabled: bool(body.pjwt_auth_enabled, d.pjwtAuthEnabled),
-    credentialDefaultSource: str(body.credential_default_source, d.credentialDefaultSource),
-    protoCompressFwdbwd: bool(body.proto_compress_fwdbwd, d.protoCompressFwdbwd),
-    fwdbwdMaxChunkLen: int(body.fwdbwd_max_chunk_len, d.fwdbwdMaxChunkLen),
-    fwdbwdMaxChunkBytesCount: int(body.fwdbwd_max_chunk_bytes_count, d.fwdbwdMaxChunkBytesCount),
-    parallelFwdbwdChunks: bool(body.parallel_fwdbwd_chunks, d.parallelFwdbwdChunks),
-    billingExceptionMaxPauseDurationSec: int(body.billing_exception_max_pause_duration_sec, d.billingExceptionMaxPauseDurationSec),
-    sampleNoRetries: bool(body.sample_no_retries, d.sampleNoRetries),
-    sampleJoinSamplingSession: bool(body.sample_join_sampling_session, d.sampleJoinSamplingSession),
-    sampleUseRetrieveFutures: bool(body.sample_use_retrieve_futures, d.sampleUseRetrieveFutures),
-  };
+/** Each field from its snake_case key when the value has the default's type (numbers: positive, whole). */
+function parseFlags<T extends object>(body: Record<string, unknown>, defaults: T): T {
+  const out: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [key, d] of Object.entries(defaults)) {
+    const v = body[snake(key)];
+    if (typeof v !== typeof d) continue;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v) && v > 0) out[key] = Math.floor(v);
+    } else out[key] = v;
+  }
+  return out as T;
 }
 
-export function parseDynamicConfig(body: Record<string, unknown>): DynamicConfig {
-  const d = DEFAULT_DYNAMIC_CONFIG;
-  return {
-    refreshIntervalSec: int(body.refresh_interval_sec, d.refreshIntervalSec),
-    sampleCancelEnabled: bool(body.sample_cancel_enabled, d.sampleCancelEnabled),
-    sampleCancelMaxBatchSize: int(body.sample_cancel_max_batch_size, d.sampleCancelMaxBatchSize),
-  };
-}
+export const parseClientConfig = (body: Record<string, unknown>): ClientConfig => parseFlags(body, DEFAULT_CLIENT_CONFIG);
+export const parseDynamicConfig = (body: Record<string, unknown>): DynamicConfig => parseFlags(body, DEFAULT_DYNAMIC_CONFIG);
