@@ -10,6 +10,7 @@ import { archName, layoutOf, ModelConfig } from './config';
 import { CorpusGen, guessCorpus, helloCorpus } from './corpus';
 import { SharePool, ShareRequest } from './grad-share';
 import { initParams } from './gpt';
+import { readShipped } from './shipped-bases';
 import { Rng } from './rng';
 import { BOS_ID, encode, TOKENIZER_ID, VOCAB_SIZE } from './tokenizer';
 
@@ -119,7 +120,10 @@ export function baseDir(dataDir: string, name: string): string {
   return path.join(dataDir, 'base-models', ...name.split('/'));
 }
 
-/** The base model's weights: from the cache when its recipe matches, else built now and cached. */
+/**
+ * The base model's weights: from the cache when its recipe matches; else the weights shipped with the project for
+ * this recipe (shipped-bases.ts: what the recipe builds, checksummed); else built now. Cached either way.
+ */
 export async function loadOrBuildBase(dataDir: string, r: Recipe, log?: (line: string) => void): Promise<Float64Array> {
   const dir = baseDir(dataDir, r.name);
   const want = recipeHash(r);
@@ -130,7 +134,8 @@ export async function loadOrBuildBase(dataDir: string, r: Recipe, log?: (line: s
     // not built yet (or unreadable): build below
   }
   const t0 = Date.now();
-  const params = await trainBase(r, log);
+  const shipped = await readShipped(r.name, want);
+  const params = shipped ?? (await trainBase(r, log));
   await writeCheckpoint(dir, {
     meta: {
       format: FORMAT, baseModel: r.name, config: r.config, loraRank: 0, hasOptimizer: false, adamStep: 0,
@@ -138,7 +143,7 @@ export async function loadOrBuildBase(dataDir: string, r: Recipe, log?: (line: s
     },
     params,
   });
-  log?.(`base ${r.name} (${archName(r.config)}) built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  log?.(`base ${r.name} (${archName(r.config)}) ${shipped ? 'taken from the shipped weights' : 'built'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return params;
 }
 
