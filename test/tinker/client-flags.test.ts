@@ -137,7 +137,8 @@ test('Retry-After as the SDK reads it: ms first, then seconds or a date, honoure
   const h = (o: Record<string, string>) => new Headers(o);
   assert.equal(retryAfterSeconds(h({ 'retry-after-ms': '1500', 'retry-after': '9' })), 1.5);
   assert.equal(retryAfterSeconds(h({ 'retry-after': '3' })), 3);
-  assert.equal(Math.round(retryAfterSeconds(h({ 'retry-after': new Date(Date.now() + 20_000).toUTCString() }))!), 20);
+  const now = Date.UTC(2026, 11, 3, 12, 0, 0);
+  assert.equal(retryAfterSeconds(h({ 'retry-after': new Date(now + 20_000).toUTCString() }), now), 20);
   assert.equal(transportDelayMs(0, h({ 'retry-after': '3' })), 3000);
   // Out of range or absent: the exponential backoff, 0.5 s doubling to 10 s, less up to 25 % jitter.
   assert.equal(transportDelayMs(0, h({ 'retry-after': '120' }), () => 0), 500);
