@@ -16,12 +16,33 @@ const RENAMED_KEYS: Record<string, string> = {
   'async.lossFn': 'lossFn (at the top level)',
 };
 
+/** The keys an object of the schema takes at `at` (through defaults, nullables and pipes); [] when none is found. */
+function keysAt(schema: z.ZodType, at: readonly PropertyKey[]): string[] {
+  let s: unknown = schema;
+  const unwrap = () => {
+    for (;;) {
+      const def = (s as { _zod?: { def?: { type: string; innerType?: unknown; in?: unknown } } })._zod?.def;
+      if (def?.innerType) s = def.innerType;
+      else if (def?.type === 'pipe' && def.in) s = def.in;
+      else return def;
+    }
+  };
+  for (const part of at) {
+    const def = unwrap() as { type?: string; shape?: Record<string, unknown> } | undefined;
+    if (def?.type !== 'object' || typeof part !== 'string' || !def.shape?.[part]) return [];
+    s = def.shape[part];
+  }
+  const def = unwrap() as { type?: string; shape?: Record<string, unknown> } | undefined;
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+}
+
 function describe(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.flatMap((issue) => {
     if (issue.code !== 'unrecognized_keys') return describeIssues([issue]);
     return issue.keys.flatMap((key) => {
       const renamed = RENAMED_KEYS[formatPath([...issue.path, key])];
-      return renamed ? [`${formatPath([...issue.path, key])}: unknown key (did you mean "${renamed}"?)`] : describeIssues([{ ...issue, keys: [key] }]);
+      if (renamed) return [`${formatPath([...issue.path, key])}: unknown key (did you mean "${renamed}"?)`];
+      return describeIssues([{ ...issue, keys: [key] }], (at) => keysAt(RunConfigSchema, at));
     });
   });
 }
