@@ -1,16 +1,22 @@
-// `npm run bench -- <name> [args]`: runs one benchmark of test/bench (or lists them). Benchmarks print what they
-// measure; none is part of `npm test`.
+// `npm run bench`: every comparison, then docs/benchmarks.md (all.ts). `npm run bench -- <name> [args]`: one
+// benchmark of test/bench; `npm run bench -- list` names them. Benchmarks print what they measure; none is part
+// of `npm test`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
+const HELPERS = ['run.ts', 'all.ts', 'bench-kit.ts', 'report.ts'];
 const names = readdirSync(__dirname)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.includes('server'))
+  .filter((f) => f.endsWith('.ts') && !HELPERS.includes(f) && !f.includes('server'))
   .map((f) => f.replace(/\.ts$/, ''));
 const [name, ...args] = process.argv.slice(2);
-if (!name || !names.includes(name)) {
-  process.stdout.write(`usage: npm run bench -- <name> [args]\nbenchmarks: ${names.join(', ')}\n`);
-  process.exit(name ? 2 : 0);
+if (!name) {
+  const all = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'all.ts')], { stdio: 'inherit' });
+  process.exit(all.status ?? 1);
+}
+if (!names.includes(name)) {
+  process.stdout.write(`usage: npm run bench (all, writes docs/benchmarks.md) | npm run bench -- <name> [args]\nbenchmarks: ${names.join(', ')}\n`);
+  process.exit(name === 'list' ? 0 : 2);
 }
 const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, `${name}.ts`), ...args], { stdio: 'inherit' });
 process.exit(res.status ?? 1);

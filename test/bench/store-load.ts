@@ -1,10 +1,11 @@
-// Load test (not part of npm test): N rollouts through 32 TS runners against our store and, in the same run,
-// against the Python `agl store` (v0.3.0). Checks none lost and none duplicated; reports rollouts/s and p50/p99
-// enqueue→succeeded latency (the store's own start_time → end_time).
-// Usage: npx tsx test/bench/store-load.ts [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
+// Load test (not part of npm test): N rollouts through TS runners against our store and, in the same run, against
+// the Python `agl store` (v0.3.0). Checks none lost and none duplicated; reports rollouts/s, p50/p99
+// enqueue→succeeded latency (the store's own start_time → end_time), the store's CPU per rollout, and ours
+// against agl's.
+// Usage: npm run bench -- store-load [--rollouts 2000] [--runners 32] [--only ts|python] [--sync full|normal]
 //        [--url http://…]  (use a TS store that is already running instead of starting one)
-//        [--rate R]  (enqueue R rollouts/s instead of all at once, to see latency below saturation)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+//        [--rate R]  (enqueue R rollouts/s instead of all at once, to see latency below saturation) [--json FILE]
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,10 +17,11 @@ import { startRunners } from '../../agents/runner';
 import { StoreClient } from '../../store/client';
 import type { Rollout } from '../../store/types';
 import { aglVenv, pythonEnv } from '../interop/store-python';
+import { cpuSeconds, loadAverage, quantile, writeResult } from './bench-kit';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const { values } = parseArgs({
-  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' }, url: { type: 'string' }, rate: { type: 'string' } },
+  options: { rollouts: { type: 'string', default: '2000' }, runners: { type: 'string', default: '32' }, only: { type: 'string' }, sync: { type: 'string', default: 'full' }, url: { type: 'string' }, rate: { type: 'string' }, json: { type: 'string' } },
 });
 const N = Number(values.rollouts);
 const RUNNERS = Number(values.runners);
@@ -28,20 +30,9 @@ interface Result {
   store: string; rollouts: number; seconds: number; perSecond: number; p50: number; p99: number; lost: number; duplicated: number;
   /** CPU seconds the store process used for the whole run: comparable even on a busy, shared machine. */
   storeCpuSec: number;
+  /** CPU seconds this process (runners and enqueuer) used. */
+  runnerCpuSec: number;
 }
-
-/** utime + stime of a process (and its waited-for children) in seconds, from /proc (Linux). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks; 100 Hz on Linux
-  } catch {
-    return NaN;
-  }
-}
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -50,6 +41,7 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
 
 async function runLoad(name: string, url: string, storePid?: number): Promise<Result> {
   const cpuBefore = cpuSeconds(storePid);
+  const runnerBefore = process.cpuUsage();
   const client = new StoreClient(url, { timeoutMs: 60_000 });
   await client.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: 'http://127.0.0.1:9', model: 'bench', api_key: null, sampling_parameters: {} } });
   const calls = new Map<number, number>();
@@ -67,6 +59,8 @@ async function runLoad(name: string, url: string, storePid?: number): Promise<Re
   const finished: Rollout[] = await client.waitForAllRollouts(ids, 1200, { pollSec: 10 });
   const seconds = (Date.now() - started) / 1000;
   const storeCpuSec = cpuSeconds(storePid) - cpuBefore;
+  const used = process.cpuUsage(runnerBefore);
+  const runnerCpuSec = (used.user + used.system) / 1e6;
   await group.stop();
 
   // Lost: not succeeded. Duplicated: run more than once, more than one attempt, or more than one reward span.
@@ -80,7 +74,7 @@ async function runLoad(name: string, url: string, storePid?: number): Promise<Re
   const latencies = succeeded.map((r) => (r.end_time! - r.start_time) * 1000).sort((a, b) => a - b);
   return {
     store: name, rollouts: N, seconds, perSecond: N / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99),
-    lost: N - succeeded.length, duplicated, storeCpuSec,
+    lost: N - succeeded.length, duplicated, storeCpuSec, runnerCpuSec,
   };
 }
 
@@ -110,11 +104,15 @@ async function main(): Promise<void> {
     await py.stop();
   }
   console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0), enqueued ${values.rate ? `at ${values.rate}/s` : 'all at once'}`);
-  console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated | store CPU s');
+  console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated | store CPU s | store CPU ms/rollout | runners CPU s');
   for (const r of results) {
-    console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicated).padStart(10)} | ${r.storeCpuSec.toFixed(1)}`);
+    console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicated).padStart(10)} | ${r.storeCpuSec.toFixed(1).padStart(11)} | ${((r.storeCpuSec * 1000) / r.rollouts).toFixed(2).padStart(20)} | ${r.runnerCpuSec.toFixed(1)}`);
   }
-  console.log(`load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  const [ts, py] = [results.find((r) => r.store.startsWith('ts')), results.find((r) => r.store.startsWith('python'))];
+  const ratios = ts && py ? { throughput: ts.perSecond / py.perSecond, cpuPerRollout: ts.storeCpuSec / py.storeCpuSec } : null;
+  if (ratios) console.log(`ours against agl 0.3: ${ratios.throughput.toFixed(1)}x the rollouts/s, ${ratios.cpuPerRollout.toFixed(3)}x the store CPU per rollout`);
+  console.log(`load average during the run: ${loadAverage()}`);
+  writeResult(process.argv.slice(2), { rollouts: N, runners: RUNNERS, results, ratios, load: loadAverage() });
   await stopAllProcesses();
   if (results.some((r) => r.lost > 0 || r.duplicated > 0)) process.exitCode = 1;
 }

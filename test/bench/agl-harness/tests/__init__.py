@@ -1,0 +1,1 @@
+# Copyright (c) Microsoft. All rights reserved.
