@@ -8,8 +8,8 @@ import type { Datum } from '../../tinker';
 
 /** The smallest base model of trainer/model: built in about a second, cached across tests. */
 export const TEST_MODEL = 'local/tiny-test';
-/** Where the tests' engine caches its base models (the trainers' own data dirs are temporary). */
-export const ENGINE_CACHE = path.resolve(__dirname, '..', '..', '.data', 'test-engine');
+/** Where the tests' engine keeps its base models: `npm test`'s scratch folder (removed at the end), else a temporary one. */
+export const ENGINE_CACHE = path.join(process.env.AGL_TEST_SCRATCH ?? mkdtempSync(path.join(tmpdir(), 'agl-test-')), 'test-engine');
 
 export function testEngine() {
   return createEngine({ dataDir: ENGINE_CACHE });
