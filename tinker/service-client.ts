@@ -6,6 +6,7 @@ import { resolveOptions, type CallOptions, type ResolvedOptions, type TinkerClie
 import { retrieveFuture } from './futures';
 import { TinkerHttp, pathSegment, type RequestSpec } from './http';
 import { SamplingClient } from './sampling-client';
+import type { ClientConfig } from './client-config';
 import { Session, startClient, type FinishStatus } from './session';
 import { TrainingClient } from './training-client';
 
@@ -42,7 +43,7 @@ export class ServiceClient {
   readonly options: ResolvedOptions;
   private readonly http: TinkerHttp;
   private sessionPromise: Promise<Session> | undefined;
-  private restReady: Promise<unknown> | undefined;
+  private configPromise: Promise<ClientConfig> | undefined;
 
   constructor(options: TinkerClientOptions | string = {}) {
     this.options = resolveOptions(typeof options === 'string' ? { baseUrl: options } : options);
@@ -51,16 +52,16 @@ export class ServiceClient {
 
   /** The session, created on first use (client/config, credential, dynamic_config, create_session, heartbeats). */
   session(): Promise<Session> {
-    this.sessionPromise ??= Session.create(this.http, this.options);
+    this.sessionPromise ??= this.rest().then((config) => Session.create(this.http, this.options, config));
     this.sessionPromise.catch(() => (this.sessionPromise = undefined));
     return this.sessionPromise;
   }
 
-  /** The credential set up from client/config, without a session (the SDK's session-less REST holder). */
-  private rest(): Promise<unknown> {
-    this.restReady ??= this.sessionPromise ?? startClient(this.http, this.options);
-    this.restReady.catch(() => (this.restReady = undefined));
-    return this.restReady;
+  /** client/config read once and the credential set up from it; REST calls need no session (the SDK's RestClient). */
+  private rest(): Promise<ClientConfig> {
+    this.configPromise ??= startClient(this.http, this.options);
+    this.configPromise.catch(() => (this.configPromise = undefined));
+    return this.configPromise;
   }
 
   async getServerCapabilities(options: CallOptions = {}): Promise<BaseModelCapability[]> {
@@ -199,7 +200,7 @@ export class ServiceClient {
   async close(status: FinishStatus = 'success', detail?: string, options: CallOptions = {}): Promise<void> {
     const s = this.sessionPromise;
     this.sessionPromise = undefined;
-    this.restReady = undefined;
+    this.configPromise = undefined;
     const session = await s?.catch(() => undefined);
     if (session) await session.finish(status, detail, Date.now() + (options.timeoutMs ?? 10_000));
     else this.http.auth.close?.();

@@ -61,8 +61,8 @@ export class Session {
     public dynamic: DynamicConfig,
   ) {}
 
-  static async create(http: TinkerHttp, opts: ResolvedOptions): Promise<Session> {
-    const config = await startClient(http, opts);
+  /** After startClient: dynamic_config, create_session, heartbeats. */
+  static async create(http: TinkerHttp, opts: ResolvedOptions, config: ClientConfig): Promise<Session> {
     const dynamic = await fetchDynamicConfig(http, true);
     const res = await http.postJson<{ session_id?: unknown; info_message?: string; warning_message?: string; error_message?: string }>('/create_session', {
       tags: opts.tags,

@@ -114,7 +114,7 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
   post('/load_weights', (b) => service.loadWeights(b));
   post('/create_sampling_session', (b) => service.createSamplingSession(b));
   post('/asample', (b) => service.sample(b));
-  post('/weights_info', (b) => service.weightsInfo(b));
+  post('/weights_info', (b) => service.rest.weightsInfo(b));
   post('/forward', (b) => service.forwardBackwardJson(b, true));
   routes.set('POST /forward_backward', async (req, body) => {
     const encoding = req.headers['content-encoding'];
@@ -124,10 +124,10 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
     return service.forwardBackwardJson(json(body), false);
   });
   routes.set('GET /samplers/*', async (_req, _body, [id]) => service.sampler(id));
-  routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.trainingRun(id));
-  routes.set('GET /training_runs/*/checkpoints', async (_req, _body, [id]) => service.listCheckpoints(id));
-  routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.deleteCheckpoint(id, ckpt));
-  routes.set('PUT /training_runs/*/checkpoints/*/*/ttl', async (_req, body, [id, kind, name]) => service.setCheckpointTtl(id, `${kind}/${name}`, json(body)));
+  routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.rest.trainingRun(id));
+  routes.set('GET /training_runs/*/checkpoints', async (_req, _body, [id]) => service.rest.listCheckpoints(id));
+  routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.rest.deleteCheckpoint(id, ckpt));
+  routes.set('PUT /training_runs/*/checkpoints/*/*/ttl', async (_req, body, [id, kind, name]) => service.rest.setCheckpointTtl(id, `${kind}/${name}`, json(body)));
   routes.set('POST /retrieve_future', async (req, body, _p, res) => {
     const b = json(body);
     const requestId = reqString(b, 'request_id');

@@ -10,6 +10,7 @@ import { FutureTable, RequestError, errorPayload, type FuturePayload } from './f
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import { Sessions } from './sessions';
+import { CheckpointRest, expiry, ttlOf } from './checkpoint-rest';
 import {
   adamFromWire,
   asBody,
@@ -25,21 +26,6 @@ import {
   samplingParamsFromWire,
   type Body,
 } from './validate';
-
-const MIN_TTL_S = 3600;
-const MAX_TTL_S = 10 * 365 * 24 * 3600;
-
-/** ttl_seconds of a save or a PUT …/ttl: 1 hour to 10 years, or null / absent (kept). */
-function ttlOf(b: Body): number | null {
-  const v = b.ttl_seconds;
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < MIN_TTL_S || v > MAX_TTL_S) {
-    throw new RequestError(`ttl_seconds must be a whole number from ${MIN_TTL_S} (1 hour) to ${MAX_TTL_S} (10 years), or null; got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
-
-const expiry = (ttl: number | null) => (ttl === null ? {} : { expires_at: new Date(Date.now() + ttl * 1000).toISOString() });
 
 interface TrainingRun {
   info: RunInfo;
@@ -66,6 +52,8 @@ export class TinkerService {
   readonly checkpoints: CheckpointStore;
   private readonly engine: Engine;
   readonly sessions = new Sessions();
+  /** weights_info and the training_runs REST routes. */
+  readonly rest: CheckpointRest;
   private readonly clones = new Map<string, number>();
   private readonly runs = new Map<string, TrainingRun>();
   private readonly createModelFutures = new Map<string, string>();
@@ -79,6 +67,7 @@ export class TinkerService {
   constructor(opts: TinkerServiceOptions) {
     this.engine = opts.engine;
     this.checkpoints = new CheckpointStore(opts.dataDir);
+    this.rest = new CheckpointRest(this.checkpoints, (id) => this.runs.get(id));
     this.longPollMs = opts.longPollMs ?? 25_000;
     this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
     this.samplers = new SamplerRegistry(opts.engine, this.checkpoints, opts.maxLoadedSamplers ?? 32);
@@ -146,73 +135,6 @@ export class TinkerService {
       next_seq_id: run.queue.nextSeqId(),
       weights_sha256: model.weightsHash(),
     };
-  }
-
-  async weightsInfo(b: Body) {
-    const p = parseTinkerPath(reqString(b, 'tinker_path'));
-    this.checkpoints.requireExisting(p);
-    const run = await this.checkpoints.readRun(p.modelId);
-    if (!run) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
-    const meta = await this.checkpoints.readMeta(p);
-    return {
-      base_model: run.baseModel,
-      is_lora: true,
-      lora_rank: run.loraRank,
-      train_unembed: true,
-      train_mlp: true,
-      train_attn: true,
-      // Extension: sha256 of the saved training weights (determinism and crash tests compare these).
-      ...(typeof meta.weights_sha256 === 'string' ? { weights_sha256: meta.weights_sha256 } : {}),
-    };
-  }
-
-  async trainingRun(modelId: string) {
-    const live = this.runs.get(modelId);
-    const info = live?.info ?? (await this.checkpoints.readRun(modelId));
-    if (!info) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
-    return {
-      training_run_id: info.modelId,
-      base_model: info.baseModel,
-      model_owner: 'local',
-      is_lora: true,
-      corrupted: false,
-      lora_rank: info.loraRank,
-      last_request_time: live?.lastRequestTime ?? info.createdAt,
-      user_metadata: {},
-    };
-  }
-
-  async listCheckpoints(modelId: string) {
-    if (!this.runs.has(modelId) && !(await this.checkpoints.readRun(modelId))) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
-    const found = await this.checkpoints.list(modelId);
-    return {
-      checkpoints: found.map(({ path: p, meta }) => ({
-        checkpoint_id: `${p.kind}/${p.name}`,
-        checkpoint_type: p.kind === 'weights' ? 'training' : 'sampler',
-        time: typeof meta.time === 'string' ? meta.time : new Date(0).toISOString(),
-        tinker_path: formatTinkerPath(p),
-        public: false,
-        expires_at: typeof meta.expires_at === 'string' ? meta.expires_at : null,
-      })),
-      cursor: { offset: 0, limit: found.length, total_count: found.length },
-    };
-  }
-
-  async deleteCheckpoint(modelId: string, checkpointId: string) {
-    const [kind, name] = checkpointId.split('/');
-    const p = parseTinkerPath(`tinker://${modelId}/${kind}/${name}`);
-    await this.checkpoints.remove(p);
-    return {};
-  }
-
-  async setCheckpointTtl(modelId: string, checkpointId: string, b: Body) {
-    const [kind, name] = checkpointId.split('/');
-    const p = parseTinkerPath(`tinker://${modelId}/${kind}/${name}`);
-    const ttl = ttlOf(asBody(b));
-    if (!('ttl_seconds' in b)) throw new RequestError('ttl_seconds is required (a number of seconds, or null to keep the checkpoint)');
-    this.checkpoints.requireExisting(p);
-    await this.checkpoints.setTtl(p, ttl);
-    return {};
   }
 
   /** A clone of a sampling session gets its own block of seq_ids (SDK 0.38 `sample_join_sampling_session`). */
