@@ -2,13 +2,17 @@
 Responses and Completions, the OpenAI Agents SDK (a tool-using agent) on Responses, the `anthropic` package on
 Messages, with and without streaming. Each plays two turns (a tool round trip when the model calls the tool).
 
-Usage: agent-apis.py PLAN_JSON, a list of {"client", "base_url", "question"}. Prints one JSON line per entry:
-{"client", "answers": [{"prompt_token_ids", "token_ids", "text"}], "reward", "notes"}; the answers are what the
-client was answered, turn by turn, read from what the client returned.
+Usage: agent-apis.py, then one JSON line per agent to run on stdin: {"id", "client", "base_url", "question"}. Agents
+run at once, each in its thread; for each a JSON line on stdout: {"id", "client", "answers": [{"prompt_token_ids",
+"token_ids", "text"}], "reward", "notes"} (the answers are what the client was answered, turn by turn, read from what
+the client returned), or {"id", "error"}. One process serves a whole test, so the imports are paid once.
 """
 import asyncio
 import json
 import sys
+import threading
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 
 import anthropic
 import httpx2
@@ -129,13 +133,26 @@ CLIENTS = {
 }
 
 
-def main():
-    for item in json.loads(sys.argv[1]):
+def play(item, lock):
+    try:
         answers, notes = CLIENTS[item["client"]](item["base_url"], item["question"])
         # A reward that differs between rollouts (the plumbing, not the learning, is under test).
         reward = (sum(len(a["token_ids"]) for a in answers) % 5) / 4
-        print(json.dumps({"client": item["client"], "answers": answers, "reward": reward, "notes": notes,
-                          "versions": {"openai": openai.__version__, "anthropic": anthropic.__version__}}), flush=True)
+        out = {"id": item["id"], "client": item["client"], "answers": answers, "reward": reward, "notes": notes,
+               "versions": {"openai": openai.__version__, "anthropic": anthropic.__version__}}
+    except Exception:
+        out = {"id": item["id"], "error": traceback.format_exc()}
+    with lock:
+        print(json.dumps(out), flush=True)
+
+
+def main():
+    lock = threading.Lock()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        print(json.dumps({"ready": True}), flush=True)
+        for line in sys.stdin:
+            if line.strip():
+                pool.submit(play, json.loads(line), lock)
 
 
 if __name__ == "__main__":

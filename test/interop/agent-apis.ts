@@ -1,13 +1,12 @@
 // The agents of agent-apis.py (the `openai`, `openai-agents` and `anthropic` Python packages, one venv) and the same
 // agents with the `openai` npm package, for the interop tests of the proxy's agent APIs. Each returns what its
 // client was answered, turn by turn.
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { ensureVenv, type Venv } from '../helpers/python';
-
-const run = promisify(execFile);
 
 export const PY_PACKAGES = ['openai==3.57.0', 'openai-agents==0.24.0', 'anthropic==2.16.0'];
 export const PY_CLIENTS = ['openai-responses', 'openai-completions', 'agents-sdk', 'anthropic', 'anthropic-stream'] as const;
@@ -30,16 +29,55 @@ export interface ClientRun {
 
 export const agentApisVenv = (): Promise<Venv> => ensureVenv('agent-apis', PY_PACKAGES);
 
-/** Runs the Python agents of a plan in one process; one result per entry, in order. */
-export async function runPythonAgents(venv: Venv, plan: { client: ClientName; base_url: string; question: string }[], signal?: AbortSignal): Promise<ClientRun[]> {
-  const { stdout } = await run(venv.python, [path.join(__dirname, 'agent-apis.py'), JSON.stringify(plan)], {
-    timeout: 180_000,
-    maxBuffer: 64 << 20,
-    signal,
-  }).catch((err: { stderr?: string; message: string }) => {
-    throw new Error(`agent-apis.py failed: ${err.message}\n${err.stderr ?? ''}`);
-  });
-  return stdout.trim().split('\n').map((l) => JSON.parse(l) as ClientRun);
+/** One Python process (agent-apis.py) that runs agents on request, several at once. */
+export class PythonAgents {
+  private readonly pending = new Map<number, { resolve(r: ClientRun): void; reject(e: Error): void }>();
+  private next = 0;
+  private stderr = '';
+  private readonly ready: Promise<void>;
+
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-20_000)));
+    let started!: () => void;
+    this.ready = new Promise<void>((resolve) => (started = resolve));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line) as ClientRun & { id?: number; error?: string; ready?: boolean };
+      if (msg.ready) return started();
+      const waiter = msg.id === undefined ? undefined : this.pending.get(msg.id);
+      if (!waiter) return;
+      this.pending.delete(msg.id!);
+      if (msg.error) waiter.reject(new Error(`agent-apis.py: ${msg.error}`));
+      else waiter.resolve(msg);
+    });
+    child.on('exit', (code) => {
+      for (const w of this.pending.values()) w.reject(new Error(`agent-apis.py exited (${code}): ${this.stderr}`));
+      this.pending.clear();
+    });
+  }
+
+  static async start(venv: Venv): Promise<PythonAgents> {
+    const agents = new PythonAgents(spawn(venv.python, [path.join(__dirname, 'agent-apis.py')], { stdio: ['pipe', 'pipe', 'pipe'] }));
+    const exited = once(agents.child, 'exit').then(() => {
+      throw new Error(`agent-apis.py exited before it was ready: ${agents.stderr}`);
+    });
+    await Promise.race([agents.ready, exited]);
+    return agents;
+  }
+
+  run(client: ClientName, baseUrl: string, question: string): Promise<ClientRun> {
+    const id = this.next++;
+    return new Promise<ClientRun>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin.write(JSON.stringify({ id, client, base_url: baseUrl, question }) + '\n');
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.stdin.end();
+    await exited;
+  }
 }
 
 const extra = (o: unknown) => o as Record<string, any>;

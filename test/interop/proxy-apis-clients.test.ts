@@ -10,7 +10,7 @@ import { llmProxyTraceToTriplet, tracerTraceToTriplet, DEFAULT_LLM_CALL_MATCH } 
 import type { StoreSpan } from '../../store/adapters';
 import { StoreClient } from '../../store/client';
 import { policy, startHarness, type Harness } from '../proxy/helpers';
-import { agentApisVenv, NODE_CLIENTS, PY_CLIENTS, runNodeAgent, runPythonAgents, type ClientName, type ClientRun } from './agent-apis';
+import { agentApisVenv, NODE_CLIENTS, PY_CLIENTS, PythonAgents, runNodeAgent, type ClientName, type ClientRun } from './agent-apis';
 
 const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const qwen = getTokenizer(MODEL);
@@ -19,12 +19,13 @@ const API_OF: Record<ClientName, string> = {
   'openai-completions': 'completions', 'node-completions': 'completions', anthropic: 'messages', 'anthropic-stream': 'messages',
 };
 
+const QUESTION = 'What is 2+3?';
 let h: Harness;
 let store: StoreClient;
 const runs = new Map<ClientName, { run: ClientRun; rolloutId: string }>();
 
 before(async () => {
-  const venv = await agentApisVenv();
+  const python = await PythonAgents.start(await agentApisVenv());
   h = await startHarness({
     withStore: true,
     initial: policy({ switchId: 'q', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct' }),
@@ -36,12 +37,16 @@ before(async () => {
     const r = await store.startRollout({ task: 'sum' });
     return { rolloutId: r.rollout_id, url: `${h.proxy.url}/rollout/${r.rollout_id}/attempt/${r.attempt.attempt_id}` };
   };
-  const py = await Promise.all(PY_CLIENTS.map(async (client) => ({ client, ...(await scoped()) })));
-  const pyRuns = await runPythonAgents(venv, py.map((p) => ({ client: p.client, base_url: p.url, question: 'What is 2+3?' })));
-  pyRuns.forEach((run, i) => runs.set(run.client, { run, rolloutId: py[i]!.rolloutId }));
-  for (const client of NODE_CLIENTS) {
-    const s = await scoped();
-    runs.set(client, { run: await runNodeAgent(client, s.url, 'What is 2+3?'), rolloutId: s.rolloutId });
+  try {
+    await Promise.all(
+      [...PY_CLIENTS, ...NODE_CLIENTS].map(async (client) => {
+        const s = await scoped();
+        const run = client === 'node-responses' || client === 'node-completions' ? runNodeAgent(client, s.url, QUESTION) : python.run(client, s.url, QUESTION);
+        runs.set(client, { run: await run, rolloutId: s.rolloutId });
+      }),
+    );
+  } finally {
+    await python.close();
   }
 });
 after(() => h?.close());
