@@ -18,7 +18,7 @@ import { buildTrajectoryGroups } from './trajectories';
 import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
 import { checkpointTtlOf, saveRollingCheckpoint } from './checkpoint-lifetimes';
-import type { ForwardBackwardResult, TrainingClient } from '../tinker';
+import { trainSubsteps } from './train-substeps';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
@@ -83,25 +83,17 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);
   t0 = performance.now();
-  const trainingLogprobs: number[][] = [];
-  const adam = { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
-  const submit = (chunk: Datum[]) => pipelined(tc, chunk, settings, adam);
-  const substeps = splitIntoSubsteps(data, settings.numSubsteps);
-  // The cookbook's train_step: each substep's forward_backward and optim_step go out together, and the next
-  // substep's before the current results are read, so they land on the same clock cycle of the service.
-  let current = submit(substeps[0]);
-  let optimMetrics: Record<string, number> = {};
-  for (let i = 0; i < substeps.length; i++) {
-    const next = i + 1 < substeps.length ? submit(substeps[i + 1]) : undefined;
-    const fb = await withHeartbeats('forward_backward', current.fb);
-    for (const out of fb.lossFnOutputs) trainingLogprobs.push(out.logprobs ?? []);
-    for (const [k, v] of Object.entries(fb.metrics)) metrics[`optim/${k}`] = v;
-    faultPoint('train.after_forward_backward', { run: settings.runName, batch });
-    optimMetrics = await withHeartbeats('optim_step', current.optim);
-    if (next) current = next;
-  }
+  const trained = await trainSubsteps(tc, splitIntoSubsteps(data, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
+    lossFn: settings.lossFn,
+    lossFnConfig: settings.lossFnConfig ?? undefined,
+    adam: { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
+    waitFor: withHeartbeats,
+    afterForwardBackward: () => faultPoint('train.after_forward_backward', { run: settings.runName, batch }),
+  });
+  const trainingLogprobs = trained.trainingLogprobs;
+  for (const [k, v] of Object.entries(trained.forwardBackwardMetrics)) metrics[`optim/${k}`] = v;
   // As the cookbook: the last optim_step's metrics (e.g. grad_norm:mean) join the step's, under their own names.
-  Object.assign(metrics, optimMetrics);
+  Object.assign(metrics, trained.optimMetrics);
   metrics['time/train_step'] = seconds(t0);
   t0 = performance.now();
   Object.assign(metrics, computeKlSampleTrain(data, trainingLogprobs));
@@ -129,18 +121,6 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
   return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
-}
-
-/**
- * forward_backward and optim_step of one substep, submitted back to back (seq_ids n, n+1). Both promises are marked
- * handled at once: when the first fails the activity fails before awaiting the second, which must not crash the worker.
- */
-function pipelined(tc: TrainingClient, chunk: Datum[], settings: RunSettings, adam: { learningRate: number; beta1: number; beta2: number; eps: number }) {
-  const fb: Promise<ForwardBackwardResult> = tc.forwardBackward(chunk.map(toWire), settings.lossFn, settings.lossFnConfig ?? undefined);
-  const optim = tc.optimStep(adam);
-  fb.catch(() => undefined);
-  optim.catch(() => undefined);
-  return { fb, optim };
 }
 
 /** Async runs name their groups; the step record keeps the names. */

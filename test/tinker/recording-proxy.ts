@@ -12,6 +12,15 @@ export interface Recorded {
   status: number;
   /** True when a fault rule answered instead of the trainer. */
   injected: boolean;
+  /** True when a gate held the request until its timeout (its condition never came true). */
+  gateTimedOut?: boolean;
+}
+
+/** Holds matching requests until `open(records)` is true (checked every 10 ms) or `timeoutMs` passed. */
+export interface Gate {
+  path: string | RegExp;
+  open: (records: Recorded[]) => boolean;
+  timeoutMs: number;
 }
 
 export interface Fault {
@@ -32,6 +41,7 @@ export interface RecordingProxy {
   url: string;
   records: Recorded[];
   fault(f: Fault): void;
+  gate(g: Gate): void;
   /** Records of one endpoint (path under /api/v1), faults included. */
   calls(path: string | RegExp, method?: string): Recorded[];
   close(): Promise<void>;
@@ -43,10 +53,24 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   const upstream = new URL(target);
   const records: Recorded[] = [];
   const faults: Fault[] = [];
+  const gates: Gate[] = [];
+  const held = async (rec: Recorded) => {
+    for (const g of gates) {
+      if (!matches(g.path, rec.path)) continue;
+      const until = Date.now() + g.timeoutMs;
+      while (!g.open(records)) {
+        if (Date.now() > until) {
+          rec.gateTimedOut = true;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks);
       const path = (req.url ?? '').replace(/^\/api\/v1/, '').split('?')[0];
       const rec: Recorded = { method: req.method ?? 'GET', path, headers: req.headers, body, status: 0, injected: false };
@@ -61,6 +85,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         res.end(text);
         return;
       }
+      await held(rec);
       const out = request(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
         (up) => {
@@ -79,6 +104,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     records,
     fault: (f) => faults.push(f),
+    gate: (g) => gates.push(g),
     calls: (p, method) => records.filter((r) => matches(p, r.path) && (!method || r.method === method)),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,62 @@
+// trainStep's substep loop (activities/train-substeps.ts) submits as the cookbook's train_step does: both
+// substeps' forward_backward and optim_step go out before any result is read. A proxy holds every
+// retrieve_future until the four submits have arrived (at most 10 s): a loop that waited for a result before
+// submitting the next request would be held to the timeout, which the test reports. The pipelined loop trains
+// exactly as the same calls made one after another.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServiceClient } from '../../tinker';
+import { trainSubsteps } from '../../activities/train-substeps';
+import { forwardBackwardRequestFromProto } from '../../tinker/wire/codec';
+import type { TrainerServer } from '../../trainer/server/server';
+import { TEST_MODEL, startTestTrainer, tempDir, textDatum } from './helpers';
+import { startRecordingProxy, type Recorded } from './recording-proxy';
+
+const substeps = [[textDatum('Hello, world!\n'), textDatum('Hello there.\n')], [textDatum('One more line.\n')]];
+const adam = { learningRate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
+const tmp = tempDir('tinker-substeps-');
+let trainer: TrainerServer;
+
+before(async () => {
+  trainer = await startTestTrainer({ dataDir: tmp.dir });
+});
+after(async () => {
+  await trainer.close();
+  tmp.remove();
+});
+
+const isSubmit = (r: Recorded) => r.method === 'POST' && (r.path === '/forward_backward' || r.path === '/optim_step');
+
+test('both substeps are submitted before any result is read, and train as sequential calls do', async () => {
+  const proxy = await startRecordingProxy(trainer.url);
+  const sc = new ServiceClient({ baseUrl: proxy.url, apiKey: 'tml-substeps' });
+  const plain = new ServiceClient({ baseUrl: trainer.url, apiKey: 'tml-substeps' });
+  try {
+    const tc = await sc.createLoraTrainingClient(TEST_MODEL, { rank: 4, seed: 9 });
+    const firstPoll = proxy.records.length;
+    proxy.gate({ path: '/retrieve_future', open: (rs) => rs.filter(isSubmit).length >= 4, timeoutMs: 10_000 });
+    let afterFb = 0;
+    const piped = await trainSubsteps(tc, substeps, { lossFn: 'cross_entropy', adam, waitFor: (_w, p) => p, afterForwardBackward: () => afterFb++ });
+    const polls = proxy.records.slice(firstPoll).filter((r) => r.path === '/retrieve_future');
+    assert.ok(polls.length >= 4 && polls.every((r) => !r.gateTimedOut), 'no result was waited for before all four submits');
+    const order = proxy.records.filter(isSubmit).map((r) => (r.path === '/optim_step' ? `optim#${JSON.parse(r.body.toString()).seq_id}` : `fb#${forwardBackwardRequestFromProto(r.body).seqId}`));
+    assert.deepEqual(order, ['fb#1', 'optim#2', 'fb#3', 'optim#4']);
+    assert.equal(afterFb, 2);
+
+    // The same calls, one after another, on an identical model.
+    const ref = await plain.createLoraTrainingClient(TEST_MODEL, { rank: 4, seed: 9 });
+    const logprobs: number[][] = [];
+    let optimMetrics = {};
+    for (const chunk of substeps) {
+      logprobs.push(...(await ref.forwardBackward(chunk, 'cross_entropy')).lossFnOutputs.map((o) => o.logprobs));
+      optimMetrics = await ref.optimStep(adam);
+    }
+    assert.deepEqual(piped.trainingLogprobs, logprobs);
+    assert.deepEqual(piped.optimMetrics, optimMetrics);
+    assert.ok('grad_norm:mean' in piped.optimMetrics);
+  } finally {
+    await sc.close();
+    await plain.close();
+    await proxy.close();
+  }
+});
