@@ -1,7 +1,18 @@
 // Identifier generation in the Python store's format (prefix + hex), §2.6. Nothing validates the format.
 import { randomBytes } from 'node:crypto';
 
-const hex = (chars: number): string => randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars);
+// Random bytes drawn 4 KiB at a time: one system call for hundreds of ids instead of one each.
+let pool = Buffer.alloc(0);
+let used = 0;
+function hex(chars: number): string {
+  const n = Math.ceil(chars / 2);
+  if (used + n > pool.length) {
+    pool = randomBytes(4096);
+    used = 0;
+  }
+  used += n;
+  return pool.toString('hex', used - n, used).slice(0, chars);
+}
 
 export const newRolloutId = (): string => `ro-${hex(12)}`;
 export const newAttemptId = (): string => `at-${hex(8)}`;

@@ -6,7 +6,8 @@ import { attemptFromRow, rolloutFromRow, toNullableJsonText, type AttemptRow, ty
 import type { StoreDb } from './store-db';
 import { NotFoundError } from './errors';
 import {
-  isTerminalRolloutStatus, type Attempt, type AttemptedRollout, type Rollout, type RolloutStatus, type UpdateAttemptRequest,
+  DEFAULT_ROLLOUT_CONFIG, isTerminalRolloutStatus, type Attempt, type AttemptedRollout, type Rollout, type RolloutConfig,
+  type RolloutStatus, type UpdateAttemptRequest,
 } from './types';
 import { rolloutStatusFromAttempt } from './watchdog';
 
@@ -91,7 +92,10 @@ export function markWorkerIdleAfterEmptyDequeue(s: StoreDb, workerId: string): v
 
 /** Updates an attempt ('latest' names the rollout's latest); only the latest attempt drives its rollout. */
 export function applyAttemptUpdate(s: StoreDb, rolloutId: string, attemptId: string, update: UpdateAttemptRequest): Attempt {
-  const rollout = s.requireRolloutRow(rolloutId);
+  // Only what this needs of the rollout (its input and metadata can be large: not read, not parsed).
+  const rollout = s.stmt('SELECT status, latest_attempt_id, config FROM rollouts WHERE rollout_id = ?').get(rolloutId) as
+    Pick<RolloutRow, 'status' | 'latest_attempt_id' | 'config'> | undefined;
+  if (!rollout) throw new NotFoundError(`Rollout ${rolloutId} not found`);
   if (!rollout.latest_attempt_id) throw new NotFoundError(`No attempts found for rollout ${rolloutId}`);
   const id = attemptId === 'latest' ? rollout.latest_attempt_id : attemptId;
   const row = s.attemptRow(rolloutId, id);
@@ -111,7 +115,8 @@ export function applyAttemptUpdate(s: StoreDb, rolloutId: string, attemptId: str
   // Only the latest attempt drives the rollout, and a finished rollout never changes again.
   const status = rollout.status as RolloutStatus;
   if (id === rollout.latest_attempt_id && !isTerminalRolloutStatus(status)) {
-    const next = rolloutStatusFromAttempt(attempt.status, attempt.sequence_id, rolloutFromRow(rollout).config);
+    const config: RolloutConfig = { ...DEFAULT_ROLLOUT_CONFIG, ...(JSON.parse(rollout.config) as Partial<RolloutConfig>) };
+    const next = rolloutStatusFromAttempt(attempt.status, attempt.sequence_id, config);
     if (next !== status) setRolloutStatus(s, rolloutId, next);
   }
   if (update.status !== undefined || update.worker_id) syncWorker(s, attempt, false);
