@@ -11,7 +11,7 @@ export interface ExampleUrls {
 }
 
 export interface ExampleRun {
-  agent: 'hello' | 'hello-longtail' | 'guess';
+  agent: 'hello' | 'hello-longtail' | 'guess' | 'hello-responses' | 'hello-messages' | 'hello-completions';
   model: string;
   renderer: string;
   config(urls: ExampleUrls): RunConfigInput;
@@ -42,6 +42,12 @@ export function exampleConfig(name: string, choice: ExampleChoice, services: Omi
     rendererName: choice.renderer,
     ...(choice.hosted ? { loraRank: 32, learningRate: 1e-4, maxTokens: 256 } : {}),
   };
+}
+
+function helloThrough(...names: ('hello-responses' | 'hello-messages' | 'hello-completions')[]): Record<string, ExampleRun> {
+  return Object.fromEntries(
+    names.map((name) => [name, { agent: name, model: 'local/tiny-hello', renderer: 'role_colon', config: (u: ExampleUrls) => ({ ...EXAMPLES.hello!.config(u), runName: name }) }]),
+  );
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => String(from + i));
@@ -87,6 +93,9 @@ export const EXAMPLES: Record<string, ExampleRun> = {
     renderer: 'role_colon',
     config: (u) => ({ ...EXAMPLES.hello!.config(u), runName: 'hello-longtail' }),
   },
+  // hello asked through the proxy's other agent APIs (agents/examples/hello-apis.ts): OpenAI Responses, Anthropic
+  // Messages, legacy Completions. Same task, model and prompt tokens as hello, so the same run otherwise.
+  ...helloThrough('hello-responses', 'hello-messages', 'hello-completions'),
   // Multi-turn: guess a number from 1 to 10 with higher/lower feedback.
   guess: {
     agent: 'guess',

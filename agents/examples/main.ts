@@ -4,6 +4,7 @@ import { runMain, UsageError } from '../../common/service-args';
 import { startRunners, type AgentFunction } from '../runner';
 import { guessAgent } from './guess';
 import { helloAgent, helloDenseAgent } from './hello';
+import { helloCompletionsAgent, helloMessagesAgent, helloResponsesAgent } from './hello-apis';
 import { helloLongTailAgent, medianFromEnv } from './hello-longtail';
 
 const AGENTS: Record<string, AgentFunction<never>> = {
@@ -12,6 +13,10 @@ const AGENTS: Record<string, AgentFunction<never>> = {
   // hello after a seeded long-tail delay per rollout (median AGL_LONGTAIL_MEDIAN_MS, p99 10x): the async benchmark.
   'hello-longtail': helloLongTailAgent as AgentFunction<never>,
   guess: guessAgent as AgentFunction<never>,
+  // hello through the proxy's other agent APIs (hello-apis.ts).
+  'hello-responses': helloResponsesAgent as AgentFunction<never>,
+  'hello-messages': helloMessagesAgent as AgentFunction<never>,
+  'hello-completions': helloCompletionsAgent as AgentFunction<never>,
 };
 
 runMain(async () => {
