@@ -69,13 +69,15 @@ async function main(): Promise<void> {
   };
   /** The run the command is about, on a connected client; checked to be running when the command steers it. */
   const runningRun = async () => {
-    const h = runHandle(await connect(settings), needRun());
+    const name = needRun();
+    const h = runHandle(await connect(settings), name);
     context.workflowId = h.workflowId;
     await requireRunning(h, command);
     return h;
   };
   const namedRun = async () => {
-    const h = runHandle(await connect(settings), needRun());
+    const name = needRun();
+    const h = runHandle(await connect(settings), name);
     context.workflowId = h.workflowId;
     return h;
   };

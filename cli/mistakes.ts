@@ -2,7 +2,7 @@
 // a stack trace (the run unknown, the server not there, the run already over, a refused update).
 import net from 'node:net';
 import { ServiceError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
+import { ActivityFailure, WorkflowNotFoundError } from '@temporalio/common';
 
 /** A mistake the client explains in one line; exits 1. */
 export class CommandError extends Error {
@@ -35,11 +35,14 @@ export async function requireServer(address: string): Promise<void> {
   if (problem) throw new CommandError(`cannot reach Temporal at ${address} (${problem}): ${NO_SERVER_HINT}`);
 }
 
-/** The messages of a failure and its causes, outermost first, without repeats: why a run failed. */
+/**
+ * Why a run failed, in one line: the messages of the failure and its causes, outermost first, each flattened
+ * (a config error's list of problems joined), an activity's failure named by the activity.
+ */
 export function failureMessage(err: unknown): string {
   const messages: string[] = [];
   for (let e: unknown = err instanceof WorkflowFailedError ? err.cause : err; e instanceof Error; e = (e as Error).cause) {
-    const m = e.message.split('\n')[0]!.trim();
+    const m = e instanceof ActivityFailure ? `activity ${e.activityType ?? ''} failed` : e.message.replace(/\s*\n\s*(- )?/g, ' ').trim();
     if (m && !messages.includes(m)) messages.push(m);
   }
   return messages.join(': ') || String(err);

@@ -125,6 +125,8 @@ export async function watch(
   const result = handle.result().finally(() => {
     done = true;
   });
+  // Handled where it is returned; without this a run that fails while a query is in flight is an unhandled rejection.
+  result.catch(() => undefined);
   while (!done) {
     try {
       const p = await handle.query(progressQuery);
