@@ -9,6 +9,7 @@ import type { Json, Rollout, RolloutStatus } from '../store/types';
 import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
 import type { CollectedBatch, CollectedGroup, RunSettings } from '../workflows/run-types';
 import { faultPoint } from '../common/fault-points';
+import { launchMetadata } from '../store/gateway/launch';
 import { withHeartbeats } from './keep-alive';
 import { rolloutsByKeyPrefix } from './batch-ref';
 
@@ -72,7 +73,8 @@ export async function runRolloutBatch(
       mode,
       resourcesId,
       idempotencyKey: r.key,
-      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.seedKey) },
+      // With aglController set, Agent-lightning 1.0 agents serve it (the store's 1.0 gateway lists it to agl-controller).
+      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.seedKey), ...launchMetadata(settings.aglController) },
       config: {
         timeout_seconds: settings.rolloutTimeoutSeconds,
         // Without it an attempt whose runner died stays `running` until timeout_seconds (the runner heartbeats).

@@ -3,6 +3,7 @@
 // Unknown keys are errors, so a typo never falls back to a default silently.
 import os from 'node:os';
 import { z } from 'zod';
+import { AglControllerSchema } from './agl-controller';
 import { EveryBatches, LearningRate, Temperature } from './run-changes';
 
 const expandHome = (p: string) => (p === '~' ? os.homedir() : p.startsWith('~/') ? os.homedir() + p.slice(1) : p);
@@ -133,6 +134,8 @@ export const RunConfigSchema = z
     activityHeartbeatTimeoutSeconds: z.number().min(5).nullable().default(null),
     /** Off-policy training (the cookbook's AsyncConfig); null = the synchronous loop. */
     async: AsyncSchema.nullable().default(null),
+    /** Agent-lightning 1.0 agents serve the rollouts, launched by `agl-controller` (config/agl-controller.ts). */
+    aglController: AglControllerSchema.nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {

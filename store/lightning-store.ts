@@ -36,6 +36,8 @@ export class LightningStore {
     this.name = options.name ?? 'SqliteLightningStore';
   }
 
+  /** The connection and its transactions, for the Agent-lightning 1.0 gateway (store/gateway/), which shares them. */
+  get storeDb(): StoreDb { return this.s; }
   /** Incremented by every durable write (the server fsyncs before acknowledging those). */
   get writeCount(): number { return this.s.writeCount; }
   /** Incremented by every commit. */

@@ -7,6 +7,7 @@ import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
+import { createGateway, type GatewayOptions } from './gateway/http';
 import { GroupCommit } from './group-commit';
 import { parseJsonBody, readBody } from './http-body';
 import { LightningStore } from './lightning-store';
@@ -27,6 +28,8 @@ export interface StoreServerOptions {
   /** Upper bound of a long-poll wait; Python clients give up after 30 s. */
   maxWaitSeconds?: number;
   sync?: SyncMode;
+  /** The Agent-lightning 1.0 gateway API (/healthz, /api, /proxy): its proxy's options (store/gateway/). */
+  gateway?: GatewayOptions['proxy'];
   log?: (line: string) => void;
 }
 
@@ -71,6 +74,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     if (groupCommit && wrote) await groupCommit.flush(store.commitCount);
   };
   const routes = buildRoutes(store);
+  const gateway = createGateway({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, proxy: options.gateway });
   const openWaits = new Set<() => void>();
 
   const authorized = (req: IncomingMessage, path: string): boolean => {
@@ -82,12 +86,12 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   function waitForRollouts(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const { rollout_ids: ids, timeout } = validate(WaitRolloutsSchema, body);
     const seconds = Math.min(Math.max(timeout ?? maxWait, 0), maxWait);
+    // What it reports is read once the open write batch is committed: never a status that could still be lost.
+    const answer = () => store.settled()
+      .then(() => { if (!res.destroyed) sendJson(res, 200, store.finishedRollouts(ids)); })
+      .catch((err) => { if (!res.headersSent) sendError(res, err, log); });
     const pending = store.unfinishedRolloutIds(ids);
-    if (pending.size === 0 || seconds === 0) {
-      const finished = store.finishedRollouts(ids);
-      store.settled().then(() => sendJson(res, 200, finished), (err) => sendError(res, err, log));
-      return;
-    }
+    if (pending.size === 0 || seconds === 0) return void answer();
     let done = false;
     const finish = () => {
       if (done) return;
@@ -95,7 +99,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
       clearTimeout(timer);
       unsubscribe();
       openWaits.delete(finish);
-      if (!res.destroyed) sendJson(res, 200, store.finishedRollouts(ids));
+      void answer();
     };
     const unsubscribe = store.onRolloutsFinished((rollouts: Rollout[]) => {
       for (const r of rollouts) pending.delete(r.rollout_id);
@@ -161,6 +165,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    if (gateway.owns(url.pathname)) return gateway.handle(req, res, url); // checks the key itself, as upstream does
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
     if (path === '/v1/traces' && method === 'POST') return handleTraces(req, res);
     if (['/v1/metrics', '/v1/logs', '/v1/development/profiles'].includes(path)) {

@@ -14,19 +14,20 @@ export interface Venv {
   binDir: string;
 }
 
-export async function ensureVenv(name: string, packages: string[]): Promise<Venv> {
+/** `interpreter`: the Python that creates the venv (default `python3`), e.g. a pyenv version a package requires. */
+export async function ensureVenv(name: string, packages: string[], interpreter = 'python3'): Promise<Venv> {
   const dir = path.join(ROOT, '.data', 'venvs', name);
   const binDir = path.join(dir, 'bin');
   const python = path.join(binDir, 'python');
   const stamp = path.join(dir, '.installed');
-  const want = createHash('sha256').update(JSON.stringify(packages)).digest('hex');
+  const want = createHash('sha256').update(JSON.stringify(interpreter === 'python3' ? packages : [interpreter, ...packages])).digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(python)) return { python, binDir };
 
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
   const started = Date.now();
   process.stderr.write(`[venv ${name}] creating and installing ${packages.join(' ')}\n`);
-  await run('python3', ['-m', 'venv', dir]);
+  await run(interpreter, ['-m', 'venv', dir]);
   await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...packages], {
     maxBuffer: 64 << 20,
     timeout: 15 * 60_000,
