@@ -117,3 +117,9 @@ export function buildAnswer(args: AnswerArgs): InternalAnswer {
 
 /** Output tokens of all choices together. */
 export const outputTokens = (a: InternalAnswer): number => a.choices.reduce((n, c) => n + c.tokenIds.length, 0);
+
+/** OpenAI's usage object (chat and legacy completions). */
+export function openAiUsage(a: InternalAnswer): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const out = outputTokens(a);
+  return { prompt_tokens: a.promptTokenIds.length, completion_tokens: out, total_tokens: a.promptTokenIds.length + out };
+}

@@ -1,7 +1,7 @@
 // OpenAI chat completions (POST /v1/chat/completions): request.ts validates the body, the answer is printed as a
 // `chat.completion` (plus prompt_token_ids, token_ids and logprobs) or its SSE chunks (stream.ts).
 import { randomUUID } from 'node:crypto';
-import { outputTokens, type InternalAnswer } from '../answer';
+import { openAiUsage, type InternalAnswer } from '../answer';
 import type { ChatCompletion } from '../completion';
 import type { ApiError } from '../errors';
 import { parseChatRequest } from '../request';
@@ -9,7 +9,6 @@ import { sseEvents } from '../stream';
 import type { AgentApi } from './api';
 
 export function chatCompletionOf(a: InternalAnswer): ChatCompletion {
-  const completionTokens = outputTokens(a);
   return {
     id: a.id,
     object: 'chat.completion',
@@ -22,7 +21,7 @@ export function chatCompletionOf(a: InternalAnswer): ChatCompletion {
       logprobs: { content: c.logprobs, refusal: null },
       token_ids: c.tokenIds,
     })),
-    usage: { prompt_tokens: a.promptTokenIds.length, completion_tokens: completionTokens, total_tokens: a.promptTokenIds.length + completionTokens },
+    usage: openAiUsage(a),
     prompt_token_ids: a.promptTokenIds,
   };
 }

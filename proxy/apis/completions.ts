@@ -3,7 +3,7 @@
 // sampled until the tokenizer's end of text, `max_tokens` (default 16, as OpenAI documents), stop strings, n.
 // The answer is a `text_completion` with prompt_token_ids and per choice token_ids and logprobs; or its SSE chunks.
 import { randomUUID } from 'node:crypto';
-import { outputTokens, type AnswerChoice, type InternalAnswer } from '../answer';
+import { openAiUsage, type AnswerChoice, type InternalAnswer } from '../answer';
 import { badRequest, type ApiError } from '../errors';
 import { MAX_N } from '../request';
 import { pieces, sse, type AgentApi, type ParsedRequest } from './api';
@@ -59,14 +59,13 @@ function logprobsOf(c: AnswerChoice): Obj {
 const finish = (c: AnswerChoice) => (c.finishReason === 'length' ? 'length' : 'stop');
 
 function completionBody(a: InternalAnswer): Obj {
-  const out = outputTokens(a);
   return {
     id: a.id,
     object: 'text_completion',
     created: a.created,
     model: a.model,
     choices: a.choices.map((c) => ({ text: c.message.content, index: c.index, logprobs: logprobsOf(c), finish_reason: finish(c), token_ids: c.tokenIds })),
-    usage: { prompt_tokens: a.promptTokenIds.length, completion_tokens: out, total_tokens: a.promptTokenIds.length + out },
+    usage: openAiUsage(a),
     prompt_token_ids: a.promptTokenIds,
   };
 }

@@ -1,6 +1,8 @@
 // Proxy test setup: a proxy in this process with a scripted zero-latency sampler, and optionally the real
 // store (in this process too) for spans.
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { test } from 'node:test';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ScriptedSampler, ScriptedSamplerFactory } from '../../proxy/fake-sampler';
@@ -111,5 +113,31 @@ export class TargetSamplerFactory extends ScriptedSamplerFactory {
       this.gates.delete(target);
       open();
     };
+  }
+}
+
+/** The events of a named SSE stream (`event: <type>` then `data: <json>`, as Responses and Messages stream), checking each name. */
+export function namedEvents(text: string): any[] {
+  return text
+    .trim()
+    .split('\n\n')
+    .map((block) => {
+      const [ev, data] = block.split('\n');
+      const json = JSON.parse(data!.slice('data: '.length));
+      if (ev !== `event: ${json.type}`) throw new Error(`event line ${JSON.stringify(ev)} does not name its data's type ${json.type}`);
+      return json;
+    });
+}
+
+/** One test per bad body: a 400 in OpenAI's error format with the message and the param named. */
+export function refusesInOpenAiFormat(url: () => string, cases: [name: string, body: unknown, message: RegExp, param: string | null][]): void {
+  for (const [name, body, message, param] of cases) {
+    test(`400 in OpenAI's error format: ${name}`, async () => {
+      const r = await post(url(), body);
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.json.error.message, message);
+      assert.equal(r.json.error.type, 'invalid_request_error');
+      assert.equal(r.json.error.param, param);
+    });
   }
 }

@@ -4,7 +4,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getTokenizer } from '../../chat';
 import { StoreClient } from '../../store/client';
-import { policy, post, startHarness, type Harness } from './helpers';
+import { namedEvents, policy, post, startHarness, type Harness } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const qwen = getTokenizer(MODEL);
@@ -82,12 +82,7 @@ test("stream: Anthropic's events, text and tool_use blocks, token ids at message
   const plain = await messages(ask);
   const r = await messages({ ...ask, stream: true });
   assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const events = r.text.trim().split('\n\n').map((block) => {
-    const [ev, data] = block.split('\n');
-    const json = JSON.parse(data!.slice('data: '.length));
-    assert.equal(ev, `event: ${json.type}`);
-    return json;
-  });
+  const events = namedEvents(r.text);
   assert.deepEqual(events.map((e) => e.type), [
     'message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop',
     'message_delta', 'message_stop',

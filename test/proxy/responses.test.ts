@@ -7,7 +7,7 @@ import { getTokenizer } from '../../chat';
 import { startProxy } from '../../proxy/server';
 import { StoreSpanSink } from '../../proxy/span-sink';
 import { StoreClient } from '../../store/client';
-import { policy, post, startHarness, type Harness } from './helpers';
+import { namedEvents, policy, post, refusesInOpenAiFormat, startHarness, type Harness } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const qwen = getTokenizer(MODEL);
@@ -88,12 +88,7 @@ test('stream: the Responses events, numbered, ending in response.completed with 
   const plain = await responses(body);
   const r = await responses({ ...body, stream: true });
   assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const events = r.text.trim().split('\n\n').map((block) => {
-    const [ev, data] = block.split('\n');
-    const json = JSON.parse(data!.slice('data: '.length));
-    assert.equal(ev, `event: ${json.type}`);
-    return json;
-  });
+  const events = namedEvents(r.text);
   assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
   assert.deepEqual(events.map((e) => e.type), [
     'response.created', 'response.in_progress',
@@ -165,7 +160,7 @@ test('a client retry of an answered call gets the recorded response back', async
   assert.deepEqual(retried.json.output, first.json.output);
 });
 
-const BAD: [string, unknown, RegExp, string][] = [
+const BAD: [string, unknown, RegExp, string | null][] = [
   ['no input', { model: 'm' }, /input is required/, 'input'],
   ['an image part', { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }, /only text parts/, 'input[0].content'],
   ['a reasoning item', { input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] }, /cannot be rendered/, 'input[0]'],
@@ -177,12 +172,4 @@ const BAD: [string, unknown, RegExp, string][] = [
   ['arguments not JSON', { input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{x' }] }, /not valid JSON/, 'input[0]'],
   ['temperature 3', { input: 'hi', temperature: 3 }, /temperature must be at least 0 and at most 2/, 'temperature'],
 ];
-for (const [name, body, message, param] of BAD) {
-  test(`400 in OpenAI's error format: ${name}`, async () => {
-    const r = await responses(body);
-    assert.equal(r.status, 400, r.text);
-    assert.match(r.json.error.message, message);
-    assert.equal(r.json.error.type, 'invalid_request_error');
-    assert.equal(r.json.error.param, param);
-  });
-}
+refusesInOpenAiFormat(() => `${h.proxy.url}/v1/responses`, BAD);
