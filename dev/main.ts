@@ -80,7 +80,7 @@ async function main(o: StartOptions): Promise<void> {
     log: (l) => say(`[supervisor] ${l}`),
   });
   const shutdown = installShutdown(stack);
-  say(`store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);
+  say(`Temporal ${stack.temporal.address}, store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);
   if (o.runners === 0) say(`no runners started (--runners 0): start your own against the store ${stack.storeUrl}; the run waits for them`);
 
   const cfg = validateRunConfig(

@@ -92,7 +92,6 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv, root: 
       ...(v.model ? [] : ['--model is not given (the hosted base model to train, e.g. --model Qwen/Qwen3-8B)']),
     ];
     if (missing.length) throw new UsageError(`npm start --hosted: ${missing.join('; ')}`);
-    if (v.model!.startsWith('local/')) throw new UsageError(`npm start --hosted: ${v.model} is a model of the local trainer; name a hosted one, or drop --hosted`);
   }
   const model = v.model ?? ex.model;
   if (!hosted && !model.startsWith('local/')) {
