@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from './config/errors';
-import { loadRunConfigFile } from './config/load';
+import { checkRunConfigFile } from './cli/config-check';
 import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
@@ -85,12 +85,12 @@ async function main(): Promise<void> {
 
   switch (command) {
     case 'validate': {
-      const cfg = loadConfigOrExit(rest[0]);
+      const cfg = await loadConfigOrExit(rest[0]);
       process.stdout.write(`${rest[0]}: valid (run ${runNameOf(cfg)})\n`);
       return;
     }
     case 'start': {
-      const cfg = loadConfigOrExit(rest[0]);
+      const cfg = await loadConfigOrExit(rest[0]);
       const run = await startOrAttach(await connect(settings), settings.taskQueue, cfg);
       process.stdout.write(`${run.started ? 'started' : 'already running:'} ${run.workflowId}\n`);
       link(run.workflowId);
@@ -196,10 +196,13 @@ function report<T extends object>(command: string, r: T | { refused: string }, d
 }
 
 /** Loads a run config; on problems prints every one with its field path and exits 2 before anything starts. */
-function loadConfigOrExit(file: string | undefined) {
+async function loadConfigOrExit(file: string | undefined) {
   if (!file) throw new UsageError(`client ${context.command}: needs a run config file, e.g. agents/examples/hello.run.json`);
   try {
-    return loadRunConfigFile(file);
+    // Also against the trainer it names (model served, credential); notes say what could not be checked.
+    const { cfg, notes } = await checkRunConfigFile(file);
+    for (const note of notes) process.stderr.write(`note: ${note}\n`);
+    return cfg;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -10,6 +10,7 @@ import { logMetrics, saveCheckpoint } from './record-run';
 import { runEvaluation } from './run-evaluation';
 import { trainStep } from './train-step';
 import type { TrainingActivities } from './types';
+import { failingUnfixably } from './unfixable';
 
 export function createActivities() {
   const training: TrainingActivities = {
@@ -23,7 +24,9 @@ export function createActivities() {
     saveCheckpoint,
     logMetrics,
   };
-  return { ...healthActivities, ...training };
+  // An error that a retry cannot fix fails the activity for good, with its cause (unfixable.ts).
+  const guarded = Object.fromEntries(Object.entries(training).map(([name, fn]) => [name, failingUnfixably(name, fn as (...a: unknown[]) => Promise<unknown>)])) as unknown as TrainingActivities;
+  return { ...healthActivities, ...guarded };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

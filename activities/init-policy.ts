@@ -1,7 +1,9 @@
 import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { withHeartbeats } from './keep-alive';
 import { exclusivelyFor, markAt } from './policy-client';
-import { tinkerFor } from './services';
+import { tinkerFor, tinkerUrlFor } from './services';
+import { ConfigError } from '../config/errors';
+import { checkTrainer } from '../config/trainer-check';
 import { commitStepRecord, readStepRecord } from './step-records';
 import { checkpointTtlOf } from './checkpoint-lifetimes';
 
@@ -19,6 +21,11 @@ export async function initPolicy(settings: RunSettings, startStep: number): Prom
 async function initPolicyAlone(settings: RunSettings, startStep: number): Promise<PolicyState> {
   const existing = readStepRecord(settings.logPath, startStep, INITIAL);
   if (existing) return existing.state;
+  // Before creating anything: is there the credential the trainer needs, does it serve the model? A mistake
+  // there is a ConfigError, which fails the run at once with the field (unfixable.ts) instead of retrying.
+  const check = await checkTrainer(settings, { baseUrl: tinkerUrlFor(settings) });
+  if (check.problems.length > 0) throw new ConfigError('run config', check.problems);
+  if (check.unreachable) throw new Error(check.unreachable); // down or starting: retried
   const service = tinkerFor(settings);
   // The first use of a local base model builds it, which can take a minute.
   const tc = await withHeartbeats(

@@ -7,7 +7,7 @@ import { runNameOf, type RunConfigInput } from '../config/run-config';
 import type { RunSettings } from '../workflows/run-types';
 import type { PreparedRun } from './types';
 import { DatasetMismatchError, snapshotDataset } from './dataset-snapshot';
-import { runPaths, writeFileAtomic } from './run-files';
+import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from './run-files';
 
 /**
  * The run's first step: validates the config (a run started with `temporal workflow start --input-file` gets the
@@ -35,6 +35,8 @@ export async function prepareRun(raw: RunConfigInput): Promise<PreparedRun> {
   const settings: RunSettings = { ...config, runName: runNameOf(config), datasetBuilder };
   const paths = runPaths(config.logPath);
   if (!existsSync(paths.config)) writeFileAtomic(paths.config, JSON.stringify(settings, null, 2));
+  // A run resumed after a crash: files a dead worker left with a torn last line are valid JSONL again at once.
+  await withRunDirLock(paths.dir, () => [paths.metrics, paths.checkpoints, paths.trace].forEach(cutTornTail));
   return {
     settings,
     numBatches: numBatches(snap.snapshot.trainPlan),

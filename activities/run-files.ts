@@ -1,10 +1,11 @@
 // The files a run writes under its logPath, as the cookbook does: metrics.jsonl (one row per step),
 // checkpoints.jsonl (one row per checkpoint name), config.json, dataset.json (our snapshot of the tasks) and
 // trace_events.jsonl. Writes are idempotent, so a retried activity never duplicates a row.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { lock } from 'proper-lockfile';
 import { pyJsonDumps } from '../chat/py-json';
+import { appendSynced } from '../sinks/append-synced';
 
 export interface RunPaths {
   dir: string;
@@ -56,21 +57,23 @@ export function readJsonl(file: string): Record<string, unknown>[] {
   return rows;
 }
 
-/** Appends `row` as one line and syncs it to disk, after mending a torn last line. */
+/**
+ * Appends `row` as one line and syncs it to disk. A torn last line (a crash mid-write, or a disk that filled up
+ * under an older version) is cut off first: it was never acknowledged, and every JSONL reader (jq, Python's json)
+ * stops at it. The append itself is all or nothing (appendSynced), so the file is valid JSONL after any crash.
+ */
 export function appendJsonl(file: string, row: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  let prefix = '';
-  if (existsSync(file)) {
-    const text = readFileSync(file, 'utf8');
-    if (text.length > 0 && !text.endsWith('\n')) prefix = '\n';
-  }
-  appendFileSync(file, `${prefix}${pyJsonDumps(row)}\n`);
-  const fd = openSync(file, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  cutTornTail(file);
+  appendSynced(file, Buffer.from(`${pyJsonDumps(row)}\n`));
+}
+
+/** Truncates a file that does not end in a newline to its last complete line. */
+export function cutTornTail(file: string): void {
+  if (!existsSync(file)) return;
+  const bytes = readFileSync(file);
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return;
+  truncateSync(file, bytes.lastIndexOf(0x0a) + 1);
 }
 
 /** Appends `row` unless a row with the same value of `key` is already there. Returns whether it wrote. */

@@ -18,7 +18,7 @@ export function setServiceOverrides(o: ServiceOverrides): void {
 }
 export const storeUrlFor = (s: RunSettings) => overrides.storeUrl ?? s.storeAddress;
 export const proxyUrlFor = (s: RunSettings) => overrides.proxyUrl ?? proxyUrlOf(s);
-export const tinkerUrlFor = (s: RunSettings) => overrides.tinkerUrl ?? s.baseUrl;
+export const tinkerUrlFor = (s: Pick<RunSettings, 'baseUrl'>) => overrides.tinkerUrl ?? s.baseUrl;
 export const storeFor = (s: RunSettings) => storeClient(storeUrlFor(s));
 export const tinkerFor = (s: RunSettings) => tinkerService(tinkerUrlFor(s));
 

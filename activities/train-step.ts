@@ -1,4 +1,4 @@
-import { Context, heartbeat } from '@temporalio/activity';
+import { Context, heartbeat, log } from '@temporalio/activity';
 import { withHeartbeats } from './keep-alive';
 import {
   computeKlSampleTrain,
@@ -10,6 +10,8 @@ import {
   splitIntoSubsteps,
   type Datum,
 } from '../rl';
+import { isSendable } from '../rl/sendable';
+import { refusedByTrainer } from './unfixable';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
 import { exclusivelyFor, markAt, markDirty, trainingClientAt } from './policy-client';
 import { storeFor, tinkerFor } from './services';
@@ -57,11 +59,13 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   metrics['time/assemble_training_data'] = seconds(t0);
   heartbeat('prepared');
 
-  if (prepared.skip) {
-    // Nothing to learn from: the policy stays as it is (the seed would crash here instead).
-    const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true };
+  // Nothing to learn from: the policy stays as it is (the seed would crash here instead).
+  const skip = (reason: string) => {
+    log.warn(`batch ${batch} skipped, weights unchanged: ${reason}`);
+    const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true, skipReason: reason };
     return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
-  }
+  };
+  if (prepared.skip) return skip(prepared.reason);
 
   let data: Datum[] = prepared.data;
   const service = tinkerFor(settings);
@@ -79,6 +83,11 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
     Object.assign(metrics, kl.metrics);
     metrics['time/kl_vs_base'] = seconds(t0);
   }
+  // The last check before the wire: a datum with a number float32 cannot hold would make the trainer refuse all.
+  const sendable = data.filter(isSendable);
+  metrics['train/dropped_datums_unsendable'] = data.length - sendable.length;
+  if (sendable.length === 0) return skip('no datum survives float32 (advantages or logprobs beyond ±3.4e38)');
+  data = sendable;
 
   const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);

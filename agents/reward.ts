@@ -35,3 +35,15 @@ export function rewardOf(span: Span): number | null {
   if (span.name === REWARD_SPAN_NAME && typeof span.attributes['reward'] === 'number') return span.attributes['reward'] as number;
   return null;
 }
+
+/**
+ * What an agent's return value records: a finite number is its reward; nothing (undefined or null) means it
+ * emitted its reward itself, or has none. Anything else (a string, NaN, an object) is a mistake in the agent, and
+ * an error rather than a rollout silently without reward.
+ */
+export function rewardFromResult(result: unknown): number | null {
+  if (result === undefined || result === null) return null;
+  if (typeof result === 'number' && Number.isFinite(result)) return result;
+  const shown = typeof result === 'string' ? JSON.stringify(result.slice(0, 80)) : typeof result === 'number' ? String(result) : typeof result;
+  throw new TypeError(`the agent returned ${shown}; an agent returns its reward as a finite number, or nothing when it emitted the reward itself`);
+}

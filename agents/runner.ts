@@ -8,7 +8,7 @@ import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
 import { faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from './llm-endpoint';
-import { rewardSpan } from './reward';
+import { rewardFromResult, rewardSpan } from './reward';
 
 export interface AgentContext {
   /** The LLM to call, scoped to this rollout/attempt when it is the proxy; null when resources have none. */
@@ -168,7 +168,8 @@ export class AgentRunner<T = Json> {
       });
       const meta = rollout.metadata ?? {};
       if (typeof meta.agl_run === 'string') faultPoint('runner.mid_rollout', { run: meta.agl_run, batch: Number(meta.batch) });
-      if (typeof result === 'number') await emitReward(result);
+      const reward = rewardFromResult(result);
+      if (reward !== null) await emitReward(reward);
       status = 'succeeded';
     } catch (err) {
       this.log(`rollout ${rid} attempt ${aid} failed: ${(err as Error)?.message ?? String(err)}`);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, describeIssues, formatPath } from './errors';
+import { modelProblems } from './model-fit';
 import { RunConfigSchema, type RunConfig } from './run-config';
 
 /**
@@ -54,7 +55,7 @@ export function validateRunConfig(raw: unknown, source = 'config', baseDir = pro
   const cfg = parsed.data;
   // As the seed: log_path is relative to the working directory (the client's, or the worker's for a CLI start).
   cfg.logPath = path.resolve(cfg.logPath);
-  const problems: string[] = [];
+  const problems: string[] = modelProblems(cfg);
   for (const key of ['trainFile', 'valFile'] as const) {
     const file = cfg.datasetBuilder[key];
     if (file === null) continue;

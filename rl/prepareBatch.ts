@@ -5,6 +5,7 @@ import { computeAdvantages } from './advantages';
 import { assembleTrainingData } from './datums';
 import { removeConstantRewardGroups } from './filterGroups';
 import { computeTrajectoryMetrics } from './metrics';
+import { groupsWithUnsendableAdvantages } from './sendable';
 import type { Datum, DatumOrigin, Metrics, TrajectoryGroup } from './types';
 
 export interface PrepareOptions {
@@ -21,18 +22,29 @@ export type PreparedBatch =
 export function prepareTrainingBatch(groups: readonly TrajectoryGroup[], options: PrepareOptions = {}): PreparedBatch {
   const kept = options.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : [...groups];
   const metrics: Metrics = computeTrajectoryMetrics(kept, options.tagsPerGroup ?? []);
-  const training = assembleTrainingData(kept, computeAdvantages(kept));
+  // A group whose advantages would become ±Infinity on the float32 wire (a reward near 1e308) is left out: the
+  // trainer would refuse the whole batch for it.
+  const advantages = computeAdvantages(kept);
+  const unsendable = groupsWithUnsendableAdvantages(advantages);
+  const sendable = kept.filter((_, i) => !unsendable.has(i));
+  const training = assembleTrainingData(sendable, advantages.filter((_, i) => !unsendable.has(i)));
   Object.assign(metrics, training.metrics);
+  metrics['train/dropped_groups_unsendable_advantages'] = unsendable.size;
   if (training.data.length === 0) {
     // Every rollout empty (e.g. no token ids recorded) or every transition without logprobs:
     // the cookbook's split_list / compute_kl_sample_train would raise here.
     metrics['train/skipped_empty_batch'] = 1;
     const reason =
-      training.metrics['train/dropped_missing_logprobs']! > 0
-        ? 'no trainable transitions: every transition lacks logprobs'
-        : 'no trainable transitions: every trajectory is empty';
+      sendable.length === 0 && unsendable.size > 0
+        ? 'no trainable transitions: every group has advantages beyond float32 (a reward too large)'
+        : training.metrics['train/dropped_missing_logprobs']! > 0
+          ? 'no trainable transitions: every transition lacks logprobs'
+          : 'no trainable transitions: every trajectory is empty';
     return { skip: true, reason, metrics };
   }
   metrics['train/skipped_empty_batch'] = 0;
-  return { skip: false, data: training.data, origins: training.origins, metrics };
+  // Origins name groups by their place in the batch, dropped ones included.
+  const keptIndex = kept.map((_, i) => i).filter((i) => !unsendable.has(i));
+  const origins = training.origins.map((o) => ({ ...o, groupIdx: keptIndex[o.groupIdx]! }));
+  return { skip: false, data: training.data, origins, metrics };
 }

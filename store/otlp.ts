@@ -2,7 +2,7 @@
 // the store's Span. Pure functions; the HTTP handler decides what to do with the result.
 import { ExportTraceServiceRequest, ExportTraceServiceResponse, RpcStatus } from './otlp-proto';
 import type { AttributeValue, Json, JsonObject, Span } from './types';
-import { REWARD_VALUE_ATTR } from './types';
+import { rewardProblem } from './reward-check';
 
 const ROLLOUT_ATTR = 'agentlightning.rollout_id';
 const ATTEMPT_ATTR = 'agentlightning.attempt_id';
@@ -154,9 +154,9 @@ export function convertRequest(req: RequestObj): ConvertedSpans {
           rejected.push({ name, reason: `span "${name}" has no ${ROLLOUT_ATTR}/${ATTEMPT_ATTR} attribute` });
           continue;
         }
-        const reward = rawAttrs[REWARD_VALUE_ATTR];
-        if (reward !== undefined && (typeof reward !== 'number' || !Number.isFinite(reward))) {
-          rejected.push({ name, reason: `span "${name}": ${REWARD_VALUE_ATTR} must be a finite number, got ${String(reward)}` });
+        const rewardWrong = rewardProblem(name, rawAttrs);
+        if (rewardWrong) {
+          rejected.push({ name, reason: `span "${name}": ${rewardWrong}` });
           continue;
         }
         const traceId = idToHex(s.traceId, 32) || '0'.repeat(32);

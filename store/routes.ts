@@ -10,6 +10,7 @@ import type {
   QueryWorkersRequest, Span, UpdateAttemptRequest, UpdateRolloutRequest,
 } from './types';
 import { REWARD_VALUE_ATTR } from './types';
+import { rewardProblem } from './reward-check';
 
 export interface RouteContext {
   params: Record<string, string>;
@@ -85,14 +86,13 @@ export function normalizeSpan(span: z.infer<typeof S.SpanSchema>): Span {
 }
 
 function checkReward(body: unknown): void {
-  const attrs = (body as { attributes?: Record<string, unknown> } | null)?.attributes;
-  if (attrs && typeof attrs === 'object' && REWARD_VALUE_ATTR in attrs) {
-    const v = attrs[REWARD_VALUE_ATTR];
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      const msg = `${REWARD_VALUE_ATTR} must be a finite number`;
-      throw new ValidationError(`Invalid request body: attributes.${REWARD_VALUE_ATTR}: ${msg}`,
-        [{ loc: ['body', 'attributes', REWARD_VALUE_ATTR], msg, type: 'finite_number' }]);
-    }
+  const span = body as { name?: unknown; attributes?: Record<string, unknown> } | null;
+  const attrs = span?.attributes;
+  if (!attrs || typeof attrs !== 'object') return;
+  const msg = rewardProblem(typeof span.name === 'string' ? span.name : '', attrs);
+  if (msg) {
+    throw new ValidationError(`Invalid request body: attributes.${REWARD_VALUE_ATTR}: ${msg}`,
+      [{ loc: ['body', 'attributes', REWARD_VALUE_ATTR], msg, type: 'finite_number' }]);
   }
 }
 

@@ -75,6 +75,8 @@ export interface TrainStepResult {
   metrics: Metrics;
   /** True when the batch gave nothing to train on (all empty or all dropped): weights unchanged. */
   skipped: boolean;
+  /** Why a skipped batch was skipped (shown by progress and the UI). */
+  skipReason?: string;
 }
 
 /** Carried across continue-as-new. */

@@ -78,6 +78,28 @@ describe('bad input', () => {
     assert.deepEqual(JSON.parse(hb.text).heartbeat_stats, { gpu_util: null, mem: null, s: 'NaN ok' });
   });
 
+  test('a finite reward too large to train on (1e308, in any reward format) is refused with the reason; ±1e12 is kept', async () => {
+    const a = await t.client.startRollout('huge', { workerId: 'w' });
+    const span = (spanId: string, name: string, attributes: Record<string, unknown>) => ({
+      rollout_id: a.rollout_id, attempt_id: a.attempt.attempt_id, sequence_id: 1, trace_id: '0'.repeat(32), span_id: spanId,
+      parent_id: null, name, status: { status_code: 'OK', description: null }, attributes,
+      events: [], links: [], start_time: 1, end_time: 1, context: null, parent: null, resource: { attributes: {}, schema_url: '' },
+    });
+    const refused = [
+      span('a'.repeat(16), 'agentlightning.annotation', { 'agentlightning.reward.0.name': 'primary', 'agentlightning.reward.0.value': 1e308 }),
+      span('b'.repeat(16), 'agentlightning.annotation', { reward: -3.5e38 }),
+      span('c'.repeat(16), 'x', { 'agentops.task.output': JSON.stringify({ type: 'reward', value: 1e13 }) }),
+    ];
+    for (const s of refused) {
+      const res = await postRaw(`${api}/spans`, JSON.stringify(s));
+      assert.equal(res.status, 422, JSON.stringify(s.attributes));
+      assert.match(res.text, /beyond ±1000000000000/);
+    }
+    assert.equal((await t.client.querySpans(a.rollout_id, 'latest')).total, 0, 'nothing stored');
+    const kept = await postRaw(`${api}/spans`, JSON.stringify(span('d'.repeat(16), 'agentlightning.annotation', { 'agentlightning.reward.0.name': 'primary', 'agentlightning.reward.0.value': -1e12 })));
+    assert.equal(kept.status, 201);
+  });
+
   test('spans for unknown rollouts → 404, nothing stored; earlier data intact', async () => {
     const before = await t.client.statistics();
     const res = await postRaw(`${api}/spans`, JSON.stringify({

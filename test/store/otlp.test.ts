@@ -118,4 +118,19 @@ describe('OTLP ingest', () => {
     const wrongType = await postRaw(`${t.server.url}/v1/traces`, 'x', { 'content-type': 'text/plain' });
     assert.equal(wrongType.status, 400);
   });
+
+  test('a reward of 1e308 (as Python emit_reward sends it) is rejected with the reason; the other spans are kept', async () => {
+    const huge = protoSpan('50f067aa0ba902b7', 'agentlightning.annotation', {
+      attributes: [str('agentlightning.reward.0.name', 'primary'), { key: 'agentlightning.reward.0.value', value: { doubleValue: 1e308 } }],
+    });
+    const req = request(rid, aid, [huge, protoSpan('60f067aa0ba902b7', 'kept-too')]);
+    const res = await postRaw(`${t.server.url}/v1/traces`, Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(req)).finish()),
+      { 'content-type': 'application/x-protobuf' });
+    assert.equal(res.status, 200);
+    const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(res.body), { longs: Number });
+    assert.equal(decoded.partialSuccess.rejectedSpans, 1);
+    assert.match(decoded.partialSuccess.errorMessage, /reward 1e\+308 is beyond/);
+    assert.equal((await t.client.querySpans(rid, 'latest', { name: 'kept-too' })).total, 1);
+    assert.equal((await t.client.querySpans(rid, 'latest', { name: 'agentlightning.annotation' })).items.every((sp) => sp.span_id !== '50f067aa0ba902b7'), true);
+  });
 });

@@ -51,6 +51,22 @@ describe('runner library', () => {
     assert.equal(await t.client.dequeueRollout('check'), null);
   });
 
+  test('an agent result that is not a number fails the attempt with a log line saying what it returned', async () => {
+    const results: unknown[] = ['0.8', Number.NaN, { reward: 1 }];
+    const rollouts = [];
+    for (let i = 0; i < results.length; i++) rollouts.push(await t.client.enqueueRollout(i, { mode: 'train' }));
+    const lines: string[] = [];
+    const group = startRunners<number>(1, ((task: number) => results[task]) as never, { storeUrl: t.server.url, pollIntervalMs: 50, log: (l) => lines.push(l), maxRollouts: results.length });
+    await group.done;
+    for (const r of rollouts) {
+      assert.equal((await t.client.getRolloutById(r.rollout_id))?.status, 'failed');
+      assert.equal((await t.client.querySpans(r.rollout_id, 'latest')).total, 0, 'no reward recorded');
+    }
+    assert.match(lines.join('\n'), new RegExp(`rollout ${rollouts[0]!.rollout_id} attempt \\S+ failed: the agent returned "0\\.8"; an agent returns its reward as a finite number`));
+    assert.match(lines.join('\n'), /the agent returned NaN/);
+    assert.match(lines.join('\n'), /the agent returned object/);
+  });
+
   test('missing resources fail the attempt instead of leaving it preparing', async () => {
     const r = await t.client.enqueueRollout('x', { resourcesId: 'rs-missing' });
     const group = startRunners(1, () => 1, { storeUrl: t.server.url, pollIntervalMs: 50, log: () => {}, maxRollouts: 1 });

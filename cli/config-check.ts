@@ -1,0 +1,15 @@
+// `validate` and `start` check a run config as far as the client can: its fields (config/load.ts), then the
+// trainer it names (config/trainer-check.ts: the model served, the credential a hosted service needs). A
+// trainer the client cannot reach is a note, not a problem: the worker may reach it (prepareRun checks again).
+import { ConfigError } from '../config/errors';
+import { loadRunConfigFile } from '../config/load';
+import type { RunConfig } from '../config/run-config';
+import { checkTrainer } from '../config/trainer-check';
+
+export async function checkRunConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<{ cfg: RunConfig; notes: string[] }> {
+  const cfg = loadRunConfigFile(file);
+  // The worker's TINKER_BASE_URL wins over the config's baseUrl; in the client's environment it says the same.
+  const trainer = await checkTrainer(cfg, { baseUrl: env.TINKER_BASE_URL || cfg.baseUrl, env, timeoutMs: 10_000 });
+  if (trainer.problems.length > 0) throw new ConfigError(file, trainer.problems);
+  return { cfg, notes: trainer.unreachable ? [`${trainer.unreachable} (not checked; the run checks again when it starts)`] : [] };
+}
