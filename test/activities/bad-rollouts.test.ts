@@ -1,5 +1,5 @@
 // Bad agents and bad requests against the real services. Agents that throw, hang past the rollout timeout,
-// return NaN or an infinite reward, or report nothing: the batch still finishes, the train step trains on what is
+// return NaN, an infinite reward or 1e308 (refused by the store), or report nothing: the batch still finishes, the train step trains on what is
 // usable and reports the rest as metrics; a batch with nothing usable is skipped with a metric, weights unchanged.
 // And the proxy on the real trainer answers a clear 400 for a bad role, a prompt over the model's context
 // length and invalid sampling parameters.
@@ -37,6 +37,8 @@ const badAgent: AgentFunction<string> = async (task, ctx) => {
   if (task.startsWith('throw')) throw new Error('agent bug');
   if (task.startsWith('nan')) return NaN;
   if (task.startsWith('inf')) return Infinity;
+  // Finite, but its group's advantage overflows float32: the store refuses it where it enters.
+  if (task.startsWith('huge')) return 1e308;
   if (task.startsWith('none')) return null;
   return Number(ctx.rollout.metadata?.member ?? 0) === 1 ? 1 : 0;
 };
@@ -62,11 +64,11 @@ test('bad agents become failed rollouts and metrics; a batch with nothing usable
     rolloutTimeoutSeconds: 4,
     rolloutMaxAttempts: 1,
     datasetBuilder: {
-      batchSize: 6,
+      batchSize: 7,
       groupSize: 2,
       shuffle: false,
       // Batch 0: one task of each kind. Batch 1: nothing usable (no rollout got as far as an LLM call).
-      trainDataset: ['ok', 'throw', 'hang', 'nan', 'inf', 'none', 'crash1', 'hang2', 'crash2', 'crash3', 'hang3', 'crash4'],
+      trainDataset: ['ok', 'throw', 'hang', 'nan', 'inf', 'none', 'huge', 'crash1', 'hang2', 'crash2', 'crash3', 'hang3', 'crash4', 'crash5'],
       valDataset: ['500'],
     },
   } as RunConfigInput;
@@ -83,7 +85,7 @@ test('bad agents become failed rollouts and metrics; a batch with nothing usable
   const statuses = Object.fromEntries((await groupsOf(storeClient(stack.storeUrl), c0)).map((g, i) => [raw.datasetBuilder!.trainDataset![i] as string, g.statuses]));
   assert.deepEqual(statuses.ok, ['succeeded', 'succeeded']);
   assert.deepEqual(statuses.none, ['succeeded', 'succeeded'], 'no reward is a rollout with reward 0, not a failure');
-  for (const k of ['throw', 'nan', 'inf']) assert.deepEqual(statuses[k], ['failed', 'failed'], `${k}: ${statuses[k]}`);
+  for (const k of ['throw', 'nan', 'inf', 'huge']) assert.deepEqual(statuses[k], ['failed', 'failed'], `${k}: ${statuses[k]}`);
   for (const s of statuses.hang!) assert.ok(['failed', 'timeout'].includes(s), `hang: ${s}`);
 
   const r0 = await runActivity(trainStep, settings, 0, c0, s0);
