@@ -95,7 +95,7 @@ async function main(): Promise<void> {
         const config = {
           runName: `history-${rollouts}`, learningRate: 1e-3, modelName: 'local/tiny-hello', rendererName: 'role_colon', storeAddress: store.url,
           logPath: path.join(dir, String(rollouts)), evalEvery: 0, saveEvery: 0, concurrency: rollouts,
-          datasetBuilder: { batchSize, groupSize, trainDataset: Array.from({ length: batchSize * BATCHES }, (_, i) => `task ${i}`) },
+          datasetBuilder: { batchSize, groupSize, trainDataset: Array.from({ length: batchSize * BATCHES }, (_, i) => `task ${i}`), valDataset: ['unused'] },
         };
         const handle = await env.client.workflow.start(trainingRun, { taskQueue, workflowId: `history-${rollouts}-${randomUUID()}`, args: [{ config }] });
         await handle.result();

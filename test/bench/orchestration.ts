@@ -22,26 +22,22 @@ const args = process.argv.slice(2);
 const BATCHES = flag(args, 'batches', 6);
 const ms = (e: Event) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 
-export interface BatchCost { wallMs: number; activityMs: number; overheadMs: number }
+interface BatchCost { wallMs: number; activityMs: number; overheadMs: number }
 
 /** Per batch (train publishPolicy scheduled → logMetrics completed): wall time and the time activities ran in it. */
-export function batchCosts(events: Event[]): BatchCost[] {
-  const scheduled = new Map<number, { name: string; input: string }>();
+function batchCosts(events: Event[]): BatchCost[] {
+  const scheduled = new Map<number, { name: string; at: number }>();
   const started = new Map<number, number>();
   const ran: { name: string; from: number; to: number; scheduledAt: number }[] = [];
-  const scheduledAt = new Map<number, number>();
   for (const e of events) {
     const s = e.activityTaskScheduledEventAttributes;
-    if (s) {
-      scheduled.set(Number(e.eventId), { name: s.activityType?.name ?? '', input: '' });
-      scheduledAt.set(Number(e.eventId), ms(e));
-    }
+    if (s) scheduled.set(Number(e.eventId), { name: s.activityType?.name ?? '', at: ms(e) });
     const st = e.activityTaskStartedEventAttributes;
     if (st) started.set(Number(st.scheduledEventId), ms(e));
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
       const id = Number(done.scheduledEventId);
-      ran.push({ name: scheduled.get(id)?.name ?? '', from: started.get(id)!, to: ms(e), scheduledAt: scheduledAt.get(id)! });
+      ran.push({ name: scheduled.get(id)?.name ?? '', from: started.get(id)!, to: ms(e), scheduledAt: scheduled.get(id)?.at ?? NaN });
     }
   }
   // A batch opens with publishPolicy (train; an eval one precedes it in evaluated batches) and ends with logMetrics.

@@ -1,6 +1,7 @@
 // Our proxy's OpenAI route against a LiteLLM proxy, both answering without a model: ours on a zero-latency scripted
 // sampler (it still renders the messages, tokenizes, samples the script and builds the answer), LiteLLM with
-// `mock_response` (no upstream call). The same chat request, --clients loops of --calls calls each, keep-alive.
+// `mock_response` (no upstream call). The same chat request over keep-alive connections: 1 client making
+// 2 x --calls calls, then 64 clients making --calls / 4 each.
 // LiteLLM (pinned below; 1.107.0 was a compromised release) is installed into .data/venvs/ on first use.
 //   npm run bench -- proxy-litellm [--calls 200] [--json FILE]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +45,8 @@ async function startLiteLlm(): Promise<{ port: number; stop(): Promise<void> }> 
   const port = await freePort();
   const proc = await startProcess({
     name: 'litellm', command: path.join(venv.binDir, 'litellm'), args: ['--config', config, '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'],
-    env: { ...pythonEnv(), LITELLM_LOG: 'ERROR', DISABLE_SCHEMA_UPDATE: 'true' },
+    // No key on either proxy's chat route (ours has none): LiteLLM refuses that unless told it is local only.
+    env: { ...pythonEnv(), LITELLM_LOG: 'ERROR', DISABLE_SCHEMA_UPDATE: 'true', LITELLM_DANGEROUSLY_PERMIT_WEAK_OR_UNSET_MASTER_KEY: 'true' },
   });
   await waitForHttp(`http://127.0.0.1:${port}/health/liveliness`, 180_000);
   return { port, async stop() { await proc.stop(); rmSync(dir, { recursive: true, force: true }); } };
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
   const run = async (name: string, port: number, pathName: string, model: string) => {
     await closedLoop(port, 8, 10, () => ({ path: pathName, body: BODY(model) })); // warm-up
     for (const c of [1, 64]) {
-      const result = await closedLoop(port, c, c === 1 ? CALLS * 2 : CALLS, () => ({ path: pathName, body: BODY(model) }));
+      const result = await closedLoop(port, c, c === 1 ? CALLS * 2 : Math.ceil(CALLS / 4), () => ({ path: pathName, body: BODY(model) }));
       rows.push({ proxy: name, clients: c, result });
       console.log(line(name, c, result));
     }
