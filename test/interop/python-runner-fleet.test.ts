@@ -24,7 +24,8 @@ before(async () => {
       await startProcess({
         name: `py-runner-${i}`,
         command: venv.python,
-        args: [path.join(__dirname, 'python-hello-runner.py'), stack.storeUrl, String(i)],
+        // The runner users start (README, "Bring your own agent").
+        args: [path.join(__dirname, '..', '..', 'agents', 'python', 'hello_runner.py'), '--store', stack.storeUrl, '--worker-id', String(i)],
         env: pythonEnv(),
         readyLine: /python runner polling/,
         readyTimeoutMs: 120_000,

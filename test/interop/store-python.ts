@@ -1,23 +1,17 @@
-// The Python Agent-lightning v0.3.0 environment for the store interop tests. OpenTelemetry is pinned to 1.38
-// (contemporary with agentlightning 0.3.0): from 1.40 on the OTLP HTTP exporter lost the `_headers` attribute the
-// AgentOps exporter relies on, and every span export fails. fastapi is pinned so pip need not backtrack (~2 min).
+// The Python Agent-lightning v0.3.0 environment for the interop tests: the pins users install,
+// agents/python/constraints-agl-0.3.txt (why OpenTelemetry stays at 1.38 is written there).
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureVenv, type Venv } from '../helpers/python';
 
-export const AGL_PACKAGES = [
-  'agentlightning==0.3.0',
-  'fastapi==0.141.1',
-  'opentelemetry-api==1.38.0',
-  'opentelemetry-sdk==1.38.0',
-  'opentelemetry-exporter-otlp==1.38.0',
-  'opentelemetry-exporter-otlp-proto-http==1.38.0',
-  'opentelemetry-exporter-otlp-proto-grpc==1.38.0',
-  'opentelemetry-exporter-otlp-proto-common==1.38.0',
-  'opentelemetry-proto==1.38.0',
-  'opentelemetry-semantic-conventions==0.59b0',
-  'opentelemetry-instrumentation==0.59b0',
-];
+export const AGL_CONSTRAINTS = path.resolve(__dirname, '..', '..', 'agents', 'python', 'constraints-agl-0.3.txt');
+
+/** The pinned packages of the constraints file, in its order (`pip install -r` of the file installs exactly these). */
+export const AGL_PACKAGES = readFileSync(AGL_CONSTRAINTS, 'utf8')
+  .split('\n')
+  .map((l) => l.replace(/#.*/, '').trim())
+  .filter(Boolean);
 
 export const aglVenv = (): Promise<Venv> => ensureVenv('agl-0.3.0', AGL_PACKAGES);
 
