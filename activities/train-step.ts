@@ -12,6 +12,7 @@ import {
 } from '../rl';
 import { isSendable } from '../rl/sendable';
 import { refusedByTrainer } from './unfixable';
+import { missingRewardNote } from '../workflows/missing-rewards';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
 import { exclusivelyFor, markAt, markDirty, trainingClientAt } from './policy-client';
 import { storeFor, tinkerFor } from './services';
@@ -54,6 +55,8 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const store = storeFor(settings);
   const { groups, notes } = await buildTrajectoryGroups(store, settings, await groupsOf(store, collected, signal), signal);
   Object.assign(metrics, notes);
+  const noReward = missingRewardNote(notes);
+  if (noReward) log.warn(`batch ${batch}: ${noReward}`);
   const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });
   Object.assign(metrics, prepared.metrics);
   metrics['time/assemble_training_data'] = seconds(t0);
@@ -92,13 +95,23 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);
   t0 = performance.now();
-  const trained = await trainSubsteps(tc, splitIntoSubsteps(data, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
-    lossFn: settings.lossFn,
-    lossFnConfig: settings.lossFnConfig ?? undefined,
-    adam: { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
-    waitFor: withHeartbeats,
-    afterForwardBackward: () => faultPoint('train.after_forward_backward', { run: settings.runName, batch }),
-  });
+  let trained;
+  try {
+    trained = await trainSubsteps(tc, splitIntoSubsteps(data, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
+      lossFn: settings.lossFn,
+      lossFnConfig: settings.lossFnConfig ?? undefined,
+      adam: { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
+      waitFor: withHeartbeats,
+      afterForwardBackward: () => faultPoint('train.after_forward_backward', { run: settings.runName, batch }),
+    });
+  } catch (err) {
+    // The trainer refused this batch's data: retrying the same data cannot help. The held model is dirty (an
+    // optimizer step may have run), so the next step reloads the parent state: the weights stay as they were.
+    const refusal = refusedByTrainer(err);
+    if (!refusal) throw err;
+    metrics['train/skipped_trainer_refused'] = 1;
+    return skip(`the trainer refused the batch's data: ${refusal}`);
+  }
   const trainingLogprobs = trained.trainingLogprobs;
   for (const [k, v] of Object.entries(trained.forwardBackwardMetrics)) metrics[`optim/${k}`] = v;
   // As the cookbook: the last optim_step's metrics (e.g. grad_norm:mean) join the step's, under their own names.

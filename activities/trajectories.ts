@@ -8,6 +8,8 @@ import type { StoreSpan, Triplet } from '../store/adapters/types';
 import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
 import { makeTripletAdapter } from '../store/adapters';
 import { PROXY_SPAN_NAME } from '../proxy/span';
+import { getRewardValue } from '../store/adapters/rewards';
+import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../workflows/missing-rewards';
 
 export interface BuiltGroups {
   groups: TrajectoryGroup[];
@@ -17,16 +19,20 @@ export interface BuiltGroups {
 
 export async function buildTrajectoryGroups(store: StoreClient, settings: RunSettings, collected: CollectedGroup[], signal?: AbortSignal): Promise<BuiltGroups> {
   const adapt = makeTripletAdapter(settings);
-  const notes: Metrics = { 'rollouts/skipped_triplets_no_token_ids': 0, 'rollouts/skipped_triplets_empty': 0, 'rollouts/missing_logprobs': 0 };
+  const notes: Metrics = {
+    'rollouts/skipped_triplets_no_token_ids': 0, 'rollouts/skipped_triplets_empty': 0, 'rollouts/missing_logprobs': 0,
+    [SUCCEEDED]: 0, [SUCCEEDED_WITHOUT_REWARD]: 0, [SUCCEEDED_WITHOUT_AGENT_SPANS]: 0,
+  };
   const groups: TrajectoryGroup[] = [];
   for (const group of collected) {
     const trajectories = [];
-    for (const rolloutId of group.rolloutIds) {
+    for (const [member, rolloutId] of group.rolloutIds.entries()) {
       const page = await store.querySpans(rolloutId, 'latest', {}, { timeoutMs: 60_000, signal });
       // A proxy call that failed (sampler or trainer down) left a span with an ERROR status and no tokens; the agent
       // never saw it and retried. It is not a turn, so it must not count (a run with a trainer restart would
       // otherwise report different skipped-triplet metrics than one without).
       const spans = (page.items as unknown as StoreSpan[]).filter((s) => !(s.name === PROXY_SPAN_NAME && s.status?.status_code === 'ERROR'));
+      if (group.statuses[member] === 'succeeded') countRewards(notes, spans);
       const triplets: Triplet[] = spans.length === 0 ? [] : adapt(spans);
       const { trajectory, notes: n } = reconstructTransitions(triplets);
       notes['rollouts/skipped_triplets_no_token_ids']! += n.skippedNoTokenIds;
@@ -37,4 +43,11 @@ export async function buildTrajectoryGroups(store: StoreClient, settings: RunSet
     groups.push(makeTrajectoryGroup(trajectories, group.statuses as RolloutStatus[]));
   }
   return { groups, notes };
+}
+
+/** A succeeded rollout: does it carry a reward, and did any span besides the proxy's arrive (missing-rewards.ts)? */
+function countRewards(notes: Metrics, spans: StoreSpan[]): void {
+  notes[SUCCEEDED]! += 1;
+  if (!spans.some((s) => getRewardValue(s as never) !== null)) notes[SUCCEEDED_WITHOUT_REWARD]! += 1;
+  if (spans.every((s) => s.name === PROXY_SPAN_NAME)) notes[SUCCEEDED_WITHOUT_AGENT_SPANS]! += 1;
 }
