@@ -54,9 +54,14 @@ export class Conversations {
     }
     const span = spans.find((s) => s.status?.status_code !== 'ERROR' && s.attributes['gen_ai.response.id'] === id);
     const text = span?.attributes[CONVERSATION_ATTRIBUTE];
-    if (typeof text !== 'string') throw notFound(id);
-    const conversation = JSON.parse(text) as Message[];
-    this.remember(id, conversation);
-    return conversation;
+    let conversation: unknown;
+    try {
+      conversation = typeof text === 'string' ? JSON.parse(text) : null;
+    } catch {
+      conversation = null;
+    }
+    if (!Array.isArray(conversation)) throw notFound(id);
+    this.remember(id, conversation as Message[]);
+    return conversation as Message[];
   }
 }

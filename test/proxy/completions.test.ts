@@ -5,7 +5,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getTokenizer } from '../../chat';
 import { StoreClient } from '../../store/client';
-import { post, refusesInOpenAiFormat, startHarness, type Harness } from './helpers';
+import { post, assertOpenAiBadRequest, startHarness, type Harness } from './helpers';
 
 const bytes = getTokenizer('local/tiny-hello');
 let h: Harness;
@@ -70,4 +70,6 @@ const BAD: [string, unknown, RegExp, string | null][] = [
   ['suffix', { prompt: 'a', suffix: 'b' }, /suffix/, 'suffix'],
   ['an unknown parameter', { prompt: 'a', messages: [] }, /not a Completions parameter/, 'messages'],
 ];
-refusesInOpenAiFormat(() => `${h.proxy.url}/v1/completions`, BAD);
+for (const [name, body, message, param] of BAD) {
+  test(`400 in OpenAI's error format: ${name}`, () => assertOpenAiBadRequest(`${h.proxy.url}/v1/completions`, body, message, param));
+}

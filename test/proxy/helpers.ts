@@ -2,7 +2,6 @@
 // store (in this process too) for spans.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { test } from 'node:test';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ScriptedSampler, ScriptedSamplerFactory } from '../../proxy/fake-sampler';
@@ -129,15 +128,11 @@ export function namedEvents(text: string): any[] {
     });
 }
 
-/** One test per bad body: a 400 in OpenAI's error format with the message and the param named. */
-export function refusesInOpenAiFormat(url: () => string, cases: [name: string, body: unknown, message: RegExp, param: string | null][]): void {
-  for (const [name, body, message, param] of cases) {
-    test(`400 in OpenAI's error format: ${name}`, async () => {
-      const r = await post(url(), body);
-      assert.equal(r.status, 400, r.text);
-      assert.match(r.json.error.message, message);
-      assert.equal(r.json.error.type, 'invalid_request_error');
-      assert.equal(r.json.error.param, param);
-    });
-  }
+/** A 400 in OpenAI's error format with the message and the param named. */
+export async function assertOpenAiBadRequest(url: string, body: unknown, message: RegExp, param: string | null): Promise<void> {
+  const r = await post(url, body);
+  assert.equal(r.status, 400, r.text);
+  assert.match(r.json.error.message, message);
+  assert.equal(r.json.error.type, 'invalid_request_error');
+  assert.equal(r.json.error.param, param);
 }

@@ -7,7 +7,7 @@ import { getTokenizer } from '../../chat';
 import { startProxy } from '../../proxy/server';
 import { StoreSpanSink } from '../../proxy/span-sink';
 import { StoreClient } from '../../store/client';
-import { namedEvents, policy, post, refusesInOpenAiFormat, startHarness, type Harness } from './helpers';
+import { namedEvents, policy, post, assertOpenAiBadRequest, startHarness, type Harness } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const qwen = getTokenizer(MODEL);
@@ -172,4 +172,6 @@ const BAD: [string, unknown, RegExp, string | null][] = [
   ['arguments not JSON', { input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{x' }] }, /not valid JSON/, 'input[0]'],
   ['temperature 3', { input: 'hi', temperature: 3 }, /temperature must be at least 0 and at most 2/, 'temperature'],
 ];
-refusesInOpenAiFormat(() => `${h.proxy.url}/v1/responses`, BAD);
+for (const [name, body, message, param] of BAD) {
+  test(`400 in OpenAI's error format: ${name}`, () => assertOpenAiBadRequest(`${h.proxy.url}/v1/responses`, body, message, param));
+}
