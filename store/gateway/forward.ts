@@ -190,7 +190,9 @@ export async function forwardCall(ctx: ForwardContext, call: ProxyCall): Promise
     const before = ctx.writeCount();
     const started = startedByAgent(s, call.v1Id);
     await ctx.durable(before);
-    const aid = started.attempt!.attempt_id;
+    // Cancelled in the store while queuing: there is no attempt to record its calls under.
+    if (!started.attempt) throw new StoreError(`Rollout ${call.v1Id} ended before it started (${started.row.status} in the store); it takes no calls`, 409);
+    const aid = started.attempt.attempt_id;
     const t0 = performance.now();
     const answer = await sendWithRetries(target.url(aid), target.headers(aid), prepared, call.agentRetries, o, call.signal);
     const latencyMs = performance.now() - t0;

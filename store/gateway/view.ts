@@ -8,19 +8,14 @@ import type { StoreDb } from '../store-db';
 import { byIdempotencyKey } from '../transitions';
 import type { Json, JsonObject } from '../types';
 import {
-  AGL1_KEY, CONTROLLER_MARGIN_SECONDS, DEFAULT_TIMEOUT_SECONDS, idempotencyKeyOf, type Agl1Meta, type Rollout1, type State,
+  AGL1_KEY, CONTROLLER_MARGIN_SECONDS, DEFAULT_TIMEOUT_SECONDS, idempotencyKeyOf, type Agl1Meta, type Rollout1, type State, type Status1,
 } from './types';
 
-export interface TrackedRow {
+/** The 1.0 API's row of a rollout: the status fields the store has no place for, and its own bookkeeping. */
+export interface TrackedRow extends Omit<Status1, 'state'> {
   v1_id: string;
   rollout_id: string;
   sequence: number;
-  k8s_job_name: string | null;
-  last_attempt_id: string | null;
-  error_message: string | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
   final_state: State | null;
   started_by_agent: number;
   deleted: number;

@@ -139,6 +139,18 @@ test("a run's rollout without 1.0 launch metadata is not part of the 1.0 API", a
   assert.ok(!(await g.api('GET', '/api/rollouts?state_in=queuing')).json.some((r: any) => r.rollout_id === plain.rollout_id));
 });
 
+test('a run rollout cancelled in the store while queuing is failed; a late call for it is a 409 naming why', async () => {
+  const run = await g.runRollout('9');
+  await g.client.updateRollout(run.rollout_id, { status: 'cancelled' });
+  const r = (await g.api('GET', `/api/rollouts/${run.rollout_id}`)).json.rollout;
+  assert.deepEqual([r.status.state, r.status.error_message], ['failed', 'cancelled in the store']);
+  const withResources = await g.runRollout('9', {}, (await g.client.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: 'http://127.0.0.1:9/v1', model: 'm', api_key: null, sampling_parameters: {} } })).resources_id);
+  await g.client.updateRollout(withResources.rollout_id, { status: 'cancelled' });
+  const late = await g.api('POST', `/proxy/rollout/${withResources.rollout_id}/attempt/0/mode/train/openai/v1/chat/completions`, { messages: [] });
+  assert.equal(late.status, 409);
+  assert.match(late.json.detail, /ended before it started \(cancelled in the store\)/);
+});
+
 test('DELETE of an unfinished run rollout cancels it in the store (the run counts it) and hides it', async () => {
   const run = await g.runRollout('8');
   assert.equal((await g.api('DELETE', `/api/rollouts/${run.rollout_id}`)).status, 204);
