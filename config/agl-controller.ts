@@ -15,7 +15,16 @@ export const AglControllerSchema = z
      * Environment of each agent: name → `input` (the task, JSON unless a string), `input.a.0` (a part of it) or a
      * literal string.
      */
-    envMap: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}),
+    envMap: z
+      .record(z.string(), z.string())
+      .superRefine((m, ctx) => {
+        for (const name of Object.keys(m)) {
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+            ctx.addIssue({ code: 'custom', path: [name], message: 'not an environment variable name (letters, digits and _, not starting with a digit)' });
+          }
+        }
+      })
+      .default({}),
     /** The Jinja Job template the k8s controller renders per rollout. */
     jobTemplate: z.string().min(1).nullable().default(null),
   })
