@@ -27,7 +27,7 @@ before(async () => {
         // The runner users start (README, "Bring your own agent").
         args: [path.join(__dirname, '..', '..', 'agents', 'python', 'hello_runner.py'), '--store', stack.storeUrl, '--worker-id', String(i)],
         env: pythonEnv(),
-        readyLine: /python runner polling/,
+        readyLine: /python runner \d+ polling/,
         readyTimeoutMs: 120_000,
       }),
     );
