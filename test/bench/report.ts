@@ -47,7 +47,7 @@ function summary(by: Map<string, any>): string[] {
 }
 
 function storeLoad(s: any): string[] {
-  const lines = [`${s.rollouts} rollouts, ${s.runners} TS runners (one process), trivial agent; both stores in one run, load average ${s.load}.`, '',
+  const lines = [`${s.rollouts} rollouts (after ${s.warmup ?? 0} not measured), ${s.runners} TS runners (one process), trivial agent; both stores in one run, load average ${s.load}.`, '',
     '| store | rollouts/s | p50 / p99 enqueue→done (ms) | store CPU s | CPU ms/rollout | runner process CPU s | lost | duplicated |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of s.results) lines.push(`| ${r.store} | ${f(r.perSecond)} | ${f(r.p50, 0)} / ${f(r.p99, 0)} | ${f(r.storeCpuSec)} | ${f((r.storeCpuSec * 1000) / r.rollouts, 2)} | ${f(r.runnerCpuSec)} | ${r.lost} | ${r.duplicated} |`);
   return lines;

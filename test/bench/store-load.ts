@@ -25,6 +25,7 @@ const { values } = parseArgs({
 });
 const N = Number(values.rollouts);
 const RUNNERS = Number(values.runners);
+const WARMUP = Math.min(200, Math.ceil(N / 10));
 
 interface Result {
   store: string; rollouts: number; seconds: number; perSecond: number; p50: number; p99: number; lost: number; duplicated: number;
@@ -39,9 +40,19 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
   await Promise.all(Array.from({ length: width }, async () => { while (next < items.length) await fn(items[next++]!); }));
 }
 
+/** Enqueues rollouts i of `items` (16 at a time, or at --rate per second) and waits for all of them. */
+async function enqueueAndWait(client: StoreClient, items: number[]): Promise<{ ids: string[]; finished: Rollout[] }> {
+  const started = Date.now();
+  const ids: string[] = [];
+  const rate = values.rate ? Number(values.rate) : 0;
+  await pool(items.map((i, k) => [i, k] as const), 16, async ([i, k]) => {
+    if (rate > 0) await new Promise((r) => setTimeout(r, Math.max(0, started + (k * 1000) / rate - Date.now())));
+    ids[k] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id;
+  });
+  return { ids, finished: await client.waitForAllRollouts(ids, 1200, { pollSec: 10 }) };
+}
+
 async function runLoad(name: string, url: string, storePid?: number): Promise<Result> {
-  const cpuBefore = cpuSeconds(storePid);
-  const runnerBefore = process.cpuUsage();
   const client = new StoreClient(url, { timeoutMs: 60_000 });
   await client.addResources({ main_llm: { resource_type: 'proxy_llm', endpoint: 'http://127.0.0.1:9', model: 'bench', api_key: null, sampling_parameters: {} } });
   const calls = new Map<number, number>();
@@ -49,14 +60,13 @@ async function runLoad(name: string, url: string, storePid?: number): Promise<Re
     calls.set(task.i, (calls.get(task.i) ?? 0) + 1);
     return 1;
   }, { storeUrl: url, client, pollIntervalMs: 100, log: (l) => process.stderr.write(`[${name}] ${l}\n`) });
+  // A warm-up, not measured, the same for both stores: start-up work (compiling, first connections) is not what
+  // a store does per rollout.
+  await enqueueAndWait(client, Array.from({ length: WARMUP }, (_, i) => -1 - i));
+  const cpuBefore = cpuSeconds(storePid);
+  const runnerBefore = process.cpuUsage();
   const started = Date.now();
-  const ids: string[] = new Array(N);
-  const rate = values.rate ? Number(values.rate) : 0;
-  await pool([...Array(N).keys()], 16, async (i) => {
-    if (rate > 0) await new Promise((r) => setTimeout(r, Math.max(0, started + (i * 1000) / rate - Date.now())));
-    ids[i] = (await client.enqueueRollout({ i }, { mode: 'train' })).rollout_id;
-  });
-  const finished: Rollout[] = await client.waitForAllRollouts(ids, 1200, { pollSec: 10 });
+  const { ids, finished } = await enqueueAndWait(client, [...Array(N).keys()]);
   const seconds = (Date.now() - started) / 1000;
   const storeCpuSec = cpuSeconds(storePid) - cpuBefore;
   const used = process.cpuUsage(runnerBefore);
@@ -65,7 +75,7 @@ async function runLoad(name: string, url: string, storePid?: number): Promise<Re
 
   // Lost: not succeeded. Duplicated: run more than once, more than one attempt, or more than one reward span.
   let duplicated = 0;
-  for (const [, count] of calls) if (count > 1) duplicated++;
+  for (const [i, count] of calls) if (i >= 0 && count > 1) duplicated++;
   await pool(ids, 16, async (id) => {
     const [attempts, spans] = await Promise.all([client.queryAttempts(id), client.querySpans(id, null)]);
     if (attempts.total !== 1 || spans.items.filter((s) => rewardOf(s) !== null).length !== 1) duplicated++;
@@ -103,7 +113,7 @@ async function main(): Promise<void> {
     results.push(await runLoad('python agl store (memory)', `http://127.0.0.1:${port}`, py.pid));
     await py.stop();
   }
-  console.log(`\n${N} rollouts, ${RUNNERS} TS runners, trivial agent (reward 1.0), enqueued ${values.rate ? `at ${values.rate}/s` : 'all at once'}`);
+  console.log(`\n${N} rollouts (after ${WARMUP} not measured), ${RUNNERS} TS runners, trivial agent (reward 1.0), enqueued ${values.rate ? `at ${values.rate}/s` : 'all at once'}`);
   console.log('store                      | seconds | rollouts/s | p50 ms | p99 ms | lost | duplicated | store CPU s | store CPU ms/rollout | runners CPU s');
   for (const r of results) {
     console.log(`${r.store.padEnd(26)} | ${r.seconds.toFixed(1).padStart(7)} | ${r.perSecond.toFixed(1).padStart(10)} | ${r.p50.toFixed(0).padStart(6)} | ${r.p99.toFixed(0).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicated).padStart(10)} | ${r.storeCpuSec.toFixed(1).padStart(11)} | ${((r.storeCpuSec * 1000) / r.rollouts).toFixed(2).padStart(20)} | ${r.runnerCpuSec.toFixed(1)}`);
@@ -112,7 +122,7 @@ async function main(): Promise<void> {
   const ratios = ts && py ? { throughput: ts.perSecond / py.perSecond, cpuPerRollout: ts.storeCpuSec / py.storeCpuSec } : null;
   if (ratios) console.log(`ours against agl 0.3: ${ratios.throughput.toFixed(1)}x the rollouts/s, ${ratios.cpuPerRollout.toFixed(3)}x the store CPU per rollout`);
   console.log(`load average during the run: ${loadAverage()}`);
-  writeResult(process.argv.slice(2), { rollouts: N, runners: RUNNERS, results, ratios, load: loadAverage() });
+  writeResult(process.argv.slice(2), { rollouts: N, warmup: WARMUP, runners: RUNNERS, results, ratios, load: loadAverage() });
   await stopAllProcesses();
   if (results.some((r) => r.lost > 0 || r.duplicated > 0)) process.exitCode = 1;
 }
