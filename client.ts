@@ -13,6 +13,7 @@ import { progressLine } from './cli/progress-format';
 import { reportCommand } from './cli/report-command';
 import { CommandError, explain, failureMessage, requireServer } from './cli/mistakes';
 import { resultLine } from './cli/result-line';
+import { DEFAULT_STOP_GRACE_SECONDS } from './workflows/stop-grace';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
 
@@ -26,7 +27,8 @@ commands:
   checkpoint <run>       record a checkpoint of the latest trained policy now (a checkpoints.jsonl row)
   configure <run> k=v..  change learningRate, evalEvery, saveEvery, trainTemperature or evalTemperature
                          from the next batch on (e.g. configure hello learningRate=0.001 evalEvery=10)
-  stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly
+  stop <run> [reason]    finish the batch in flight, save a final checkpoint, end cleanly; what the run still
+                         waits on after 5 minutes (a trainer that never answers, say) is cancelled
   list                   training runs known to Temporal
   report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
                          --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
     }
     case 'stop': {
       const h = await runningRun();
-      process.stdout.write(`stopping ${h.workflowId} after the batch in flight...\n`);
+      process.stdout.write(`stopping ${h.workflowId} after the batch in flight (cut short after ${DEFAULT_STOP_GRACE_SECONDS / 60} minutes)...\n`);
       const r = await stop(h, rest.slice(1).join(' ') || 'stopped from the client');
       const last = r.stoppedAfterBatch > 0 ? `, the last batch ${r.stoppedAfterBatch - 1}` : '';
       process.stdout.write(`stopped after ${r.stoppedAfterBatch} batches${last}; final checkpoint ${r.finalCheckpoint ?? '(none)'}\n`);

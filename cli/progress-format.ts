@@ -81,5 +81,8 @@ export function progressLine(p: Progress, nowMs: number = Date.now(), rewards: r
   const changed = Object.entries(p.changes ?? {});
   if (changed.length) parts.push(`configured ${changed.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   if (p.stopRequested && p.phase !== 'stopped') parts.push(`stopping after this ${unit}`);
+  // Said on every line until fixed: a run without rewards learns nothing while looking fine (reward-watch.ts).
+  if (p.pauseReason) parts.push(`PAUSED BY THE RUN: ${p.pauseReason}`);
+  else if (p.warning) parts.push(`WARNING: ${p.warning}`);
   return parts.join(' | ');
 }

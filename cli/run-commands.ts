@@ -120,6 +120,7 @@ export async function watch(
 ): Promise<TrainingRunResult> {
   const tty = out.isTTY === true;
   let lastKey = '';
+  let lastWarning = '';
   let done = false;
   const rewards = new RewardHistory();
   const result = handle.result().finally(() => {
@@ -133,10 +134,14 @@ export async function watch(
       rewards.observe(p);
       const hint = waiting(p);
       const line = progressLine(p, Date.now(), rewards.values(), hint);
+      // A warning gets a line of its own in a terminal (the progress line is cut to its width), once per change.
+      const warning = p.pauseReason ?? p.warning ?? '';
+      if (tty && warning && warning !== lastWarning) out.write(`\r\x1b[2K${p.pauseReason ? 'PAUSED BY THE RUN' : 'WARNING'}: ${warning}\n`);
+      lastWarning = warning;
       // One terminal line, redrawn: a longer one would wrap and leave its head behind.
       if (tty) out.write(`\r\x1b[2K${out.columns ? line.slice(0, out.columns - 1) : line}`);
       else {
-        const key = `${p.batch}|${p.phase}|${p.paused}|${hint ?? ''}`;
+        const key = `${p.batch}|${p.phase}|${p.paused}|${hint ?? ''}|${warning}`;
         if (key !== lastKey) out.write(`${line}\n`);
         lastKey = key;
       }

@@ -134,6 +134,11 @@ export const RunConfigSchema = z
     activityHeartbeatTimeoutSeconds: z.number().min(5).nullable().default(null),
     /** Off-policy training (the cookbook's AsyncConfig); null = the synchronous loop. */
     async: AsyncSchema.nullable().default(null),
+    /**
+     * Pause the run (with the reason, resumable) after this many batches in a row whose succeeded rollouts carried
+     * no reward: such a run learns nothing while looking fine. 0 = never pause (the warning stays).
+     */
+    pauseAfterBatchesWithoutReward: z.number().int().min(0).default(3),
     /** Agent-lightning 1.0 agents serve the rollouts, launched by `agl-controller` (config/agl-controller.ts). */
     aglController: AglControllerSchema.nullable().default(null),
   })

@@ -156,7 +156,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     metrics['async/trainer_idle_frac'] = total > 0 ? Math.max(0, 1 - (metrics['time/train'] ?? 0) / total) : 0;
     run.setPhase('logging');
     await bookkeeping.logMetrics(settings, step, metrics, settings.enableTrace ? [...traceEvents] : []);
-    run.stepDone(metrics);
+    run.stepDone(metrics, stepResult.skipReason);
     windowStart = Date.now();
 
     await run.maybeContinueAsNew(ctx.config, !sched.exhausted(), () => {

@@ -9,6 +9,8 @@ import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSi
 import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from './run-types';
 import { BATCH, PHASE, TRAIN_REWARD } from './search-attributes';
 import { positionText, unitOf } from './batch-numbering';
+import { RewardWatch } from './reward-watch';
+import { DEFAULT_STOP_GRACE_SECONDS, StopGrace } from './stop-grace';
 import type { trainingRun } from './training-run';
 
 export const checkpointName = (step: number) => String(step).padStart(6, '0');
@@ -35,6 +37,12 @@ export class RunControl {
   batchSecondsTotal = 0;
   /** Async runs: what the sampler side is doing (shown by progress and the UI). */
   asyncProgress: AsyncProgress | undefined;
+  /** Missing rewards and skipped batches: the warning shown, and when to pause for them (reward-watch.ts). */
+  readonly rewards: RewardWatch;
+  /** Why the run paused itself, until `resume`. */
+  pauseReason: string | null;
+  /** What a stop may cut short once its grace is over (stop-grace.ts). */
+  readonly grace = new StopGrace();
   /** Set once the config is validated: what the checkpoint update needs to write a row. */
   private recorder: { settings: RunSettings; saveCheckpoint: TrainingActivities['saveCheckpoint'] } | undefined;
   private configured: RunSettings | undefined;
@@ -46,6 +54,8 @@ export class RunControl {
     this.policy = carried?.policy;
     this.changes = carried?.changes ?? {};
     this.startedAtMs = carried?.startedAtMs ?? Date.now();
+    this.rewards = new RewardWatch(carried?.rewardWatch);
+    this.pauseReason = carried?.pauseReason ?? null;
     this.installHandlers();
   }
 
@@ -55,6 +65,8 @@ export class RunControl {
     });
     setHandler(resumeSignal, () => {
       this.paused = false;
+      if (this.pauseReason) this.rewards.resumed();
+      this.pauseReason = null;
     });
     setHandler(progressQuery, (): Progress => ({
       runName: this.runName,
@@ -70,11 +82,15 @@ export class RunControl {
       secondsPerBatch: this.batchesDone > 0 ? this.batchSecondsTotal / this.batchesDone : null,
       changes: this.changes,
       ...(this.asyncProgress ? { async: this.asyncProgress } : {}),
+      ...(this.rewards.state.warning ? { warning: this.rewards.state.warning } : {}),
+      ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
     }));
     setHandler(stopUpdate, async (req) => {
       if (!this.stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
       this.stopRequested = true;
       this.paused = false; // a paused run stops at once
+      // The batch in flight gets the grace to finish; then whatever the run still waits on is cancelled.
+      void this.grace.stopRequested(req?.graceSeconds ?? DEFAULT_STOP_GRACE_SECONDS, this.phase === 'starting', () => this.stopped);
       await condition(() => this.stopped);
       return { stoppedAfterBatch: this.batch, finalCheckpoint: this.finalCheckpoint };
     });
@@ -122,6 +138,12 @@ export class RunControl {
     this.recorder = { settings, saveCheckpoint };
   }
 
+  /** Records a checkpoint row of `policy` (once the config is validated). */
+  checkpointSaver(): ((name: string, policy: PolicyState, final: boolean) => Promise<string>) | undefined {
+    const r = this.recorder;
+    return r && ((name, policy, final) => r.saveCheckpoint(this.settings(), name, policy.step, policy, final));
+  }
+
   /** The config with the `configure` changes over it: read at the start of each batch. */
   settings(): RunSettings {
     return { ...this.configured!, ...this.changes };
@@ -151,6 +173,8 @@ export class RunControl {
         : []),
       `policy step ${this.policy?.step ?? 0}${this.policy ? `: \`${this.policy.samplerPath}\`` : ''}`,
       ...(Object.keys(this.changes).length ? [`configured: ${Object.entries(this.changes).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
+      ...(this.pauseReason ? [`**paused by the run itself**: ${this.pauseReason}`] : []),
+      ...(this.rewards.state.warning ? [`**warning**: ${this.rewards.state.warning}`] : []),
     ].join('\n\n');
   }
 
@@ -167,8 +191,16 @@ export class RunControl {
   }
 
   /** After a step's metrics row is written: progress, search attributes, a log line. */
-  stepDone(metrics: Metrics): void {
+  stepDone(metrics: Metrics, skipReason?: string): void {
     this.lastMetrics = metrics;
+    const pauseAfter = this.settings().pauseAfterBatchesWithoutReward ?? 0;
+    const pause = this.rewards.observe(this.batch, unitOf(!!this.asyncProgress), metrics, skipReason, pauseAfter);
+    if (this.rewards.state.warning) log.warn(this.rewards.state.warning);
+    if (pause && !this.stopRequested) {
+      log.warn(pause);
+      this.paused = true;
+      this.pauseReason = pause;
+    }
     this.batchesDone++;
     this.batchSecondsTotal += metrics['time/total'] ?? 0;
     const trainReward = metrics['env/all/reward/total'];
@@ -190,6 +222,8 @@ export class RunControl {
       lastMetrics: this.lastMetrics,
       startedAtMs: this.startedAtMs,
       ...(Object.keys(this.changes).length ? { changes: this.changes } : {}),
+      ...(this.rewards.state.batchesWithoutReward || this.rewards.state.warning ? { rewardWatch: this.rewards.state } : {}),
+      ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
       ...extra(),
     };
     await continueAsNew<typeof trainingRun>({ config, carried: next });

@@ -3,6 +3,7 @@
 import type { RunChanges } from '../config/run-changes';
 import type { RunConfig, RunConfigInput } from '../config/run-config';
 import type { SchedulerCounts, SchedulerState } from './async-scheduler';
+import type { RewardWatchState } from './reward-watch';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
@@ -90,6 +91,10 @@ export interface CarriedState {
   changes?: RunChanges;
   /** Async runs: the scheduler (groups in flight are picked up again by their idempotency keys). */
   async?: AsyncCarried;
+  /** Steps in a row without rewards, and the current warning (reward-watch.ts). */
+  rewardWatch?: RewardWatchState;
+  /** Why the run paused itself, until resumed. */
+  pauseReason?: string;
 }
 
 export interface AsyncCarried {
@@ -155,6 +160,10 @@ export interface Progress {
   changes: RunChanges;
   /** Async runs only: groups sampling, waiting, trained, sent back. */
   async?: AsyncProgress;
+  /** Rollouts without rewards or a skipped batch in the last step, with the likely causes. */
+  warning?: string;
+  /** Why the run paused itself (e.g. no rewards for a few batches); `resume` clears it. */
+  pauseReason?: string;
 }
 
 /** The checkpoints.jsonl row a `checkpoint` update recorded. */
@@ -175,4 +184,6 @@ export interface ConfigureResult {
 
 export interface StopRequest {
   reason?: string;
+  /** How long the batch in flight may take to finish before it is cancelled (default 300 s; a run starting stops at once). */
+  graceSeconds?: number;
 }

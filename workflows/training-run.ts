@@ -3,7 +3,7 @@
 // save the final checkpoint. Durable state is the PolicyState (trainer paths), the batch or step index and, for
 // async runs, the scheduler's state; a worker crash costs an activity retry. Both loops continue as new when
 // Temporal suggests it, carrying that state under the same workflow id.
-import { allHandlersFinished, condition, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, log, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
 import type { RunConfigInput } from '../config/run-config';
 import { activityStubs } from './activity-stubs';
 import { asyncLoop } from './async-loop';
@@ -20,9 +20,28 @@ function unwrap(input: TrainingRunInput | RunConfigInput): TrainingRunInput {
 
 export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): Promise<TrainingRunResult> {
   const input = unwrap(rawInput);
-  const { config, carried } = input;
-  const run = new RunControl(carried);
+  const run = new RunControl(input.carried);
+  // A stop past its grace cuts whatever the run waits on (stop-grace.ts): then only the final checkpoint is tried.
+  const ended = (await run.grace.run(() => prepareAndTrain(run, input))) ?? (await finalCheckpointAfterCut(run));
+  run.setPhase(ended.stoppedEarly ? 'stopped' : 'done');
+  run.stopped = true;
+  // Let a waiting stop update see `stopped` and reply before the run completes.
+  await condition(allHandlersFinished);
+  return {
+    runName: run.runName,
+    batchesCompleted: run.batch,
+    numBatches: run.numBatches,
+    finalCheckpoint: run.finalCheckpoint,
+    stoppedEarly: ended.stoppedEarly,
+    lastMetrics: run.lastMetrics,
+    ...(ended.counts ? { asyncCounts: ended.counts } : {}),
+  };
+}
 
+type Ended = { stoppedEarly: boolean; counts?: SchedulerCounts };
+
+async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promise<Ended> {
+  const { config, carried } = input;
   // Validates the config (every problem at once) and snapshots the dataset; a bad config fails the run here.
   const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
   const configured: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
@@ -48,7 +67,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
-  const ended: { stoppedEarly: boolean; counts?: SchedulerCounts } = isAsync ? await asyncLoop(run, ctx, totalGroups, carried?.async) : await syncLoop(run, ctx);
+  const ended: Ended = isAsync ? await asyncLoop(run, ctx, totalGroups, carried?.async) : await syncLoop(run, ctx);
   const { stoppedEarly } = ended;
 
   if (isAsync || startBatch < run.numBatches) {
@@ -57,17 +76,22 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     await stubs.bookkeeping.saveCheckpoint(run.settings(), stoppedEarly ? run.finalCheckpoint : 'final', run.batch, run.policy, true);
     if (!stoppedEarly) run.finalCheckpoint = 'final';
   }
-  run.setPhase(stoppedEarly ? 'stopped' : 'done');
-  run.stopped = true;
-  // Let a waiting stop update see `stopped` and reply before the run completes.
-  await condition(allHandlersFinished);
-  return {
-    runName: run.runName,
-    batchesCompleted: run.batch,
-    numBatches: run.numBatches,
-    finalCheckpoint: run.finalCheckpoint,
-    stoppedEarly,
-    lastMetrics: run.lastMetrics,
-    ...(ended.counts ? { asyncCounts: ended.counts } : {}),
-  };
+  return ended;
+}
+
+/** After a stop cut the run short: the last trained policy's checkpoint row, if it can be written within a minute. */
+async function finalCheckpointAfterCut(run: RunControl): Promise<Ended> {
+  const policy = run.policy;
+  const save = run.checkpointSaver();
+  if (policy && save) {
+    run.setPhase('saving final checkpoint');
+    const name = checkpointName(policy.step);
+    try {
+      await CancellationScope.withTimeout('1 minute', () => save(name, policy, true));
+      run.finalCheckpoint = name;
+    } catch (err) {
+      log.warn('stop: the final checkpoint could not be recorded', { error: String(err) });
+    }
+  }
+  return { stoppedEarly: true };
 }

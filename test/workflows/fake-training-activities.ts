@@ -21,6 +21,10 @@ export interface Recorder {
   groupDelayMs?: (g: number, r: number) => number;
   /** Async runs: per trainStep, its policy step and the keys and policy steps of the groups it trained. */
   steps?: { policyStep: number; groups: { key: string; policyStep: number }[] }[];
+  /** initPolicy fails every attempt (a trainer that never comes back), when set. */
+  initFails?: boolean;
+  /** trainStep reports its rollouts succeeded without a reward (as the real one counts them), when set. */
+  noRewards?: (batch: number) => boolean;
 }
 
 export function fakeTrainingActivities(rec: Recorder, numBatches: number): TrainingActivities {
@@ -39,6 +43,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
     },
     async initPolicy(_s: RunSettings, startStep: number) {
       rec.calls.push(`initPolicy:${startStep}`);
+      if (rec.initFails) throw new Error('the trainer does not answer');
       return state(startStep);
     },
     async publishPolicy(_s, batch, purpose, policy) {
@@ -69,7 +74,8 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       });
       rec.learningRates?.push(s.learningRate);
       // As the real one, the step times saving its state and sampler (time/save_checkpoint).
-      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25 }, skipped: false };
+      const rewards = rec.noRewards?.(batch) ? { 'rollouts/succeeded': 2, 'rollouts/succeeded_without_reward': 2, 'rollouts/succeeded_without_agent_spans': 2 } : {};
+      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25, ...rewards }, skipped: false };
     },
     async saveCheckpoint(_s, name, batch, _p, final) {
       rec.calls.push(`checkpoint:${name}`);
