@@ -13,7 +13,7 @@ export interface BenchRun {
 
 const BEFORE = {
   commit: '6376fbf',
-  storeLoad: 'ours 126.5 rollouts/s, 1.90 CPU ms/rollout; agl 53.3 rollouts/s, 12.45 CPU ms/rollout (2,000 rollouts, 32 runners): 2.4x, 0.15x',
+  storeLoad: 'ours 126.5 rollouts/s, 1.90 CPU ms/rollout; agl 53.3 rollouts/s, 12.45 CPU ms/rollout (2,000 rollouts, 32 runners, no warm-up then): 2.4x, 0.15x',
   scoped: 'calls 1-20 23.6 ms, calls 281-300 89.3 ms (3.79x); 64 clients x 50 turns 122.7 req/s (issue 13: 19-23 req/s with longer attempts)',
   history: '16 rollouts 11.6 KiB, 256: 27.0 KiB, 1,024: 76.3 KiB, 4,096: 273.6 KiB per batch (23.5x)',
   firstStart: 'base model built at every first start: 194 s on an idle machine (issue 13); 166-201 s from npm start to the summary (README)',
