@@ -153,6 +153,12 @@ export class AgentRunner<T = Json> {
         .catch((err: Error) => this.log(`attempt heartbeat failed: ${err.message}`));
     }, this.options.attemptHeartbeatMs ?? 5000);
     beat.unref();
+    // The agent's signal is this rollout's own: clients that add an abort listener per call and never remove it
+    // (the openai SDK does) leave them on a signal that is dropped with the rollout, not on the runner's.
+    const rolloutSignal = new AbortController();
+    const stop = () => rolloutSignal.abort(this.abort.signal.reason);
+    if (this.abort.signal.aborted) stop();
+    else this.abort.signal.addEventListener('abort', stop, { once: true });
     try {
       const resources = await this.resourcesFor(rollout);
       if (!resources) throw new Error(`no resources for rollout ${rid} (resources_id ${rollout.resources_id ?? 'latest'})`);
@@ -164,7 +170,7 @@ export class AgentRunner<T = Json> {
         await this.persist(() => this.client.addSpan(span));
       };
       const result = await this.agent(rollout.input as T, {
-        llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: this.abort.signal, emitReward,
+        llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: rolloutSignal.signal, emitReward,
       });
       const meta = rollout.metadata ?? {};
       if (typeof meta.agl_run === 'string') faultPoint('runner.mid_rollout', { run: meta.agl_run, batch: Number(meta.batch) });
@@ -175,6 +181,7 @@ export class AgentRunner<T = Json> {
       this.log(`rollout ${rid} attempt ${aid} failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       clearInterval(beat);
+      this.abort.signal.removeEventListener('abort', stop);
     }
     try {
       await this.persist(() => this.client.updateAttempt(rid, aid, { status }));

@@ -7,6 +7,7 @@ import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
+import { DiskGuard } from './disk-guard';
 import { createGateway, type GatewayOptions } from './gateway/http';
 import { GroupCommit } from './group-commit';
 import { parseJsonBody, readBody } from './http-body';
@@ -63,6 +64,13 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const db = openStoreDatabase(options.dbPath, options.sync ?? 'full');
   // The writes of one event-loop turn share a transaction (store-db.ts): one commit, one fsync per turn.
   const store = new LightningStore(db, { batchWrites: true });
+  // A full disk: writes answered 507 with the reason, the WAL kept in check, normal again by itself (disk-guard.ts).
+  const disk = new DiskGuard(db, options.dbPath, log);
+  const fail = (res: ServerResponse, err: unknown) => {
+    const rolledBack = disk.full !== null && /rolled back by SQLite/.test(String((err as Error)?.message));
+    if (disk.failed(err) || rolledBack) return sendJson(res, 507, { detail: disk.message });
+    sendError(res, err, log);
+  };
   const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`, options.dbPath) : null;
   /**
    * Call after a handler ran, before answering: waits until what it saw is committed and, when it wrote, on disk.
@@ -72,6 +80,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     const wrote = store.writeCount !== writesBefore; // before awaiting: later requests write meanwhile
     await store.settled();
     if (groupCommit && wrote) await groupCommit.flush(store.commitCount);
+    if (wrote) disk.succeeded();
   };
   const routes = buildRoutes(store);
   const gateway = createGateway({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, proxy: options.gateway });
@@ -89,7 +98,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     // What it reports is read once the open write batch is committed: never a status that could still be lost.
     const answer = () => store.settled()
       .then(() => { if (!res.destroyed) sendJson(res, 200, store.finishedRollouts(ids)); })
-      .catch((err) => { if (!res.headersSent) sendError(res, err, log); });
+      .catch((err) => { if (!res.headersSent) fail(res, err); });
     const pending = store.unfinishedRolloutIds(ids);
     if (pending.size === 0 || seconds === 0) return void answer();
     let done = false;
@@ -107,7 +116,9 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     });
     const timer = setTimeout(finish, seconds * 1000);
     openWaits.add(finish);
-    req.socket.once('close', finish); // caller went away: drop the listener
+    // Caller went away: drop the listener. On the response, not the kept-alive socket, which would collect one
+    // listener per long-poll (MaxListenersExceededWarning after ten).
+    res.once('close', finish);
   }
 
   async function handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -167,6 +178,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     const method = req.method ?? 'GET';
     if (gateway.owns(url.pathname)) return gateway.handle(req, res, url); // checks the key itself, as upstream does
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
+    if (path === '/v1/agl/health' && method === 'GET') return sendJson(res, disk.full ? 503 : 200, disk.health());
     if (path === '/v1/traces' && method === 'POST') return handleTraces(req, res);
     if (['/v1/metrics', '/v1/logs', '/v1/development/profiles'].includes(path)) {
       res.writeHead(501).end();
@@ -196,17 +208,18 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
         req.resume();
         res.setHeader('connection', 'close');
       }
-      sendError(res, err, log);
+      fail(res, err);
     });
   });
   answerClientErrorsWithJson(server, (message) => ({ detail: message }));
 
   const watchdog = setInterval(() => {
+    disk.tick();
     try {
       const n = store.scanUnhealthy();
       if (n > 0) log(`watchdog: ${n} attempt(s) timed out or unresponsive`);
     } catch (err) {
-      log(`watchdog error: ${(err as Error).message}`);
+      if (!disk.failed(err)) log(`watchdog error: ${(err as Error).message}`);
     }
   }, options.watchdogIntervalMs ?? 1000);
   watchdog.unref();

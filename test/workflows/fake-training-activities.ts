@@ -74,7 +74,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       });
       rec.learningRates?.push(s.learningRate);
       // As the real one, the step times saving its state and sampler (time/save_checkpoint).
-      const rewards = rec.noRewards?.(batch) ? { 'rollouts/succeeded': 2, 'rollouts/succeeded_without_reward': 2, 'rollouts/succeeded_without_agent_spans': 2 } : {};
+      const rewards: Metrics = rec.noRewards?.(batch) ? { 'rollouts/succeeded': 2, 'rollouts/succeeded_without_reward': 2, 'rollouts/succeeded_without_agent_spans': 2 } : {};
       return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25, ...rewards }, skipped: false };
     },
     async saveCheckpoint(_s, name, batch, _p, final) {

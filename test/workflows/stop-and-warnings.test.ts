@@ -11,6 +11,7 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { validateRunConfig } from '../../config/load';
@@ -39,7 +40,9 @@ const config = (over: Record<string, unknown> = {}) =>
 
 const newRecorder = (): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [] });
 
-async function withRun<T>(rec: Recorder, numBatches: number, over: Record<string, unknown>, fn: (h: Awaited<ReturnType<typeof start>>) => Promise<T>): Promise<T> {
+type RunHandle = WorkflowHandleWithFirstExecutionRunId<typeof trainingRun>;
+
+async function withRun<T>(rec: Recorder, numBatches: number, over: Record<string, unknown>, fn: (h: RunHandle) => Promise<T>): Promise<T> {
   const taskQueue = `tq-${randomUUID()}`;
   const worker = await Worker.create({ connection: env!.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: fakeTrainingActivities(rec, numBatches) });
   const start = () => env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `run-${randomUUID()}`, args: [{ config: config(over) }] });
