@@ -30,8 +30,11 @@ export function updateAttempt(s: StoreDb, rolloutId: string, attemptId: string, 
   return s.tx(() => applyAttemptUpdate(s, rolloutId, attemptId, update));
 }
 
-/** Marks attempts that exceeded their timeout or went silent (§3.7); returns how many were changed. */
-export function scanUnhealthy(s: StoreDb): number {
+/**
+ * Marks attempts that exceeded their timeout or went silent (§3.7); returns how many were changed. Silence counts
+ * from `servingSince` at the earliest: the store's start, or the end of its own last stall (stall-clock.ts).
+ */
+export function scanUnhealthy(s: StoreDb, servingSince = s.startedAt): number {
   const rows = s.stmt(`SELECT r.rollout_id, r.config, a.* FROM rollouts r
     JOIN attempts a ON a.rollout_id = r.rollout_id AND a.attempt_id = r.latest_attempt_id
     WHERE r.status IN ('preparing', 'running')
@@ -43,7 +46,7 @@ export function scanUnhealthy(s: StoreDb): number {
     config: { ...DEFAULT_ROLLOUT_CONFIG, ...JSON.parse(row.config) } as RolloutConfig,
     attempt: attemptFromRow(row),
   }));
-  const unhealthy = findUnhealthy(running, s.now(), s.startedAt);
+  const unhealthy = findUnhealthy(running, s.now(), Math.max(s.startedAt, servingSince));
   if (unhealthy.length === 0) return 0;
   s.tx(() => {
     for (const u of unhealthy) applyAttemptUpdate(s, u.rollout_id, u.attempt_id, { status: u.status });

@@ -66,7 +66,7 @@ export class LightningStore {
   queryAttempts(rolloutId: string, p: Pagination): PaginatedResult<Attempt> { return attempts.queryAttempts(this.s, rolloutId, p); }
   getLatestAttempt(rolloutId: string): Attempt | null { return attempts.getLatestAttempt(this.s, rolloutId); }
   updateAttempt(rolloutId: string, attemptId: string, update: UpdateAttemptRequest): Attempt { return attempts.updateAttempt(this.s, rolloutId, attemptId, update); }
-  scanUnhealthy(): number { return attempts.scanUnhealthy(this.s); }
+  scanUnhealthy(servingSince?: number): number { return attempts.scanUnhealthy(this.s, servingSince); }
 
   // workers
   queryWorkers(q: QueryWorkersRequest): PaginatedResult<Worker> { return workers.queryWorkers(this.s, q); }

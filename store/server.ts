@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
 import { DiskGuard } from './disk-guard';
+import { StallClock } from './stall-clock';
 import { createGateway, type GatewayOptions } from './gateway/http';
 import { GroupCommit } from './group-commit';
 import { parseJsonBody, readBody } from './http-body';
@@ -213,15 +214,19 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   });
   answerClientErrorsWithJson(server, (message) => ({ detail: message }));
 
+  const watchdogMs = options.watchdogIntervalMs ?? 1000;
+  const clock = new StallClock(watchdogMs);
   const watchdog = setInterval(() => {
     disk.tick();
+    const stalledMs = clock.tick();
+    if (stalledMs > 0) log(`the store was stalled for ${(stalledMs / 1000).toFixed(1)} s: runner silence counts from now, not from before`);
     try {
-      const n = store.scanUnhealthy();
+      const n = store.scanUnhealthy(clock.servingSince);
       if (n > 0) log(`watchdog: ${n} attempt(s) timed out or unresponsive`);
     } catch (err) {
       if (!disk.failed(err)) log(`watchdog error: ${(err as Error).message}`);
     }
-  }, options.watchdogIntervalMs ?? 1000);
+  }, watchdogMs);
   watchdog.unref();
 
   await new Promise<void>((resolve, reject) => {
