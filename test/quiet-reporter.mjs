@@ -70,7 +70,9 @@ export default async function* quietReporter(source) {
         {
           const t = tally(file);
           const skipped = t.skipped ? `, ${t.skipped} skipped` : '';
-          yield `${t.failed ? 'FAIL' : 'ok  '} ${rel(file)}  ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ''}${skipped}  ${seconds(d.details?.duration_ms)}\n`;
+          // A file can fail with all its tests passed (it crashed, or hung and was killed): its own failure follows.
+          const bad = t.failed > 0 || d.details?.passed === false;
+          yield `${bad ? 'FAIL' : 'ok  '} ${rel(file)}  ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ''}${skipped}  ${seconds(d.details?.duration_ms)}\n`;
           output.delete(file);
         }
         break;

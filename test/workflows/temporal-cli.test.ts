@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { provisionTemporalCli } from '../../dev/temporal-cli';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
+import { runCommand } from '../helpers/commands';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -33,15 +34,7 @@ async function temporal(...args: string[]): Promise<string> {
 }
 
 /** Runs `npm run client -- <args>` (client.ts) against the test server; resolves with its exit code and output. */
-async function client(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'client.ts', ...args, '--address', env!.address], { cwd: ROOT, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const client = (...args: string[]) => runCommand('client.ts', [...args, '--address', env!.address]);
 
 async function progress(workflowId: string): Promise<Record<string, unknown>> {
   const out = JSON.parse(await temporal('workflow', 'query', '-w', workflowId, '--name', 'progress', '--output', 'json'));
