@@ -18,6 +18,8 @@ const clip = (text, n) => {
 
 /** The assertion (or other error) behind a failure, without the runner's wrapper around it. */
 function describeError(err) {
+  // A file that crashed or was killed: how it ended.
+  if (err && (err.exitCode !== undefined || err.signal)) return `the test file ended with exit code ${err.exitCode ?? '-'}${err.signal ? `, signal ${err.signal}` : ''}`;
   const inner = err?.failureType === 'testCodeFailure' && err.cause ? err.cause : err;
   return clip(inspect(inner, { depth: 4 }), ERROR_LINES);
 }
@@ -73,7 +75,7 @@ export default async function* quietReporter(source) {
           // A file can fail with all its tests passed (it crashed, or hung and was killed): its own failure follows.
           const bad = t.failed > 0 || d.details?.passed === false;
           yield `${bad ? 'FAIL' : 'ok  '} ${rel(file)}  ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ''}${skipped}  ${seconds(d.details?.duration_ms)}\n`;
-          output.delete(file);
+          if (!bad) output.delete(file);
         }
         break;
       default:
