@@ -5,6 +5,7 @@ import { newRolloutId } from './ids';
 import { checkFilterLogic, checkPagination, combine, contains, inList, limitClause, orderBy, type Condition } from './query';
 import { rolloutFromRow, toJsonText, toNullableJsonText, type RolloutRow } from './rows';
 import type { StoreDb } from './store-db';
+import { leaveForAnother, setAside } from './runner-standing';
 import {
   byIdempotencyKey, createAttempt, markWorkerIdleAfterEmptyDequeue, pushToQueue, setRolloutStatus, syncWorker, withLatestAttempt,
 } from './transitions';
@@ -73,13 +74,18 @@ export function startRollout(s: StoreDb, req: StartRolloutRequest, idempotencyKe
 export function dequeue(s: StoreDb, limit: number, workerId: string | null): AttemptedRollout[] {
   return s.tx(() => {
     const out: AttemptedRollout[] = [];
-    const head = s.stmt('SELECT pos, rollout_id FROM rollout_queue ORDER BY pos LIMIT 1');
+    // A runner that keeps failing gets nothing for a while; a retry waits for a runner that has not tried it yet
+    // when one is free (runner-standing.ts). Skipped rollouts stay queued, in their place.
+    const aside = setAside(s, workerId);
+    const next = s.stmt('SELECT pos, rollout_id FROM rollout_queue WHERE pos > ? ORDER BY pos LIMIT 1');
     const drop = s.stmt('DELETE FROM rollout_queue WHERE pos = ?');
-    while (out.length < limit) {
-      const item = head.get() as { pos: number; rollout_id: string } | undefined;
+    for (let after = -1; !aside && out.length < limit; ) {
+      const item = next.get(after) as { pos: number; rollout_id: string } | undefined;
       if (!item) break;
-      drop.run(item.pos);
+      after = item.pos;
       const row = s.rolloutRow(item.rollout_id);
+      if (row && (row.status === 'queuing' || row.status === 'requeuing') && leaveForAnother(s, workerId, row)) continue;
+      drop.run(item.pos);
       if (!row || (row.status !== 'queuing' && row.status !== 'requeuing')) continue; // cancelled or taken
       out.push(createAttempt(s, row, workerId));
     }

@@ -10,6 +10,7 @@ import {
   type RolloutStatus, type UpdateAttemptRequest,
 } from './types';
 import { rolloutStatusFromAttempt } from './watchdog';
+import { noteAttemptEnd } from './runner-standing';
 
 /** Sets a rollout's status with its side effects: end_time for terminal statuses, re-queue for (re)queuing. */
 export function setRolloutStatus(s: StoreDb, rolloutId: string, status: RolloutStatus): void {
@@ -120,6 +121,7 @@ export function applyAttemptUpdate(s: StoreDb, rolloutId: string, attemptId: str
     if (next !== status) setRolloutStatus(s, rolloutId, next);
   }
   if (update.status !== undefined || update.worker_id) syncWorker(s, attempt, false);
+  if (update.status !== undefined && row.status !== update.status) noteAttemptEnd(s, attempt.worker_id, update.status);
   return attempt;
 }
 
