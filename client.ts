@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     }
     case 'checkpoint': {
       const h = await runningRun();
-      report('checkpoint', await checkpoint(h), (r) => `checkpoint ${r.name} (the policy after ${r.batch} batches, 0 to ${r.batch - 1}): ${r.statePath}`);
+      report('checkpoint', await checkpoint(h), (r) => `checkpoint ${r.name} (the policy after ${r.batch === 0 ? 'no batch yet' : `${r.batch} batches, 0 to ${r.batch - 1}`}): ${r.statePath}`);
       link(h.workflowId);
       return;
     }
