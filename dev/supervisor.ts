@@ -1,10 +1,17 @@
 // Keeps a set of child processes running the way a service manager would: one that dies is started again
-// (with a growing pause, reset after it has stayed up a while), until the supervisor stops it on purpose.
+// (with a growing pause, reset after it has stayed up a while), until the supervisor stops it on purpose; one
+// that stops answering (hung or frozen: liveness.ts) is killed and started again the same way.
 import { startProcess, type ManagedProcess, type StartOptions } from '../common/processes';
+import { defaultLiveness, watchLiveness, type LivenessOptions } from './liveness';
 
 export interface ServiceSpec extends StartOptions {
   /** Called with the ready-line match after each (re)start. */
   onReady?: (match: RegExpMatchArray | undefined) => void;
+  /**
+   * How its life is checked (liveness.ts); default: every 2 s, its ready line's http:// URL asked (else whether
+   * it is stopped), dead after AGL_LIVENESS_DEAD_S (30) s. false: not checked.
+   */
+  liveness?: Omit<LivenessOptions, 'url'> | false;
 }
 
 export class Supervised {
@@ -13,6 +20,8 @@ export class Supervised {
   /** While the service is down: a promise settled when it is back. */
   private down: { back: Promise<void>; markBack: () => void } | undefined;
   restarts = 0;
+  /** Restarts because the process stopped answering (counted in `restarts` too). */
+  hangs = 0;
 
   constructor(
     readonly spec: ServiceSpec,
@@ -47,7 +56,9 @@ export class Supervised {
     this.down = undefined;
     const startedAt = Date.now();
     const proc = this.current;
+    const stopWatching = this.watch(proc);
     void proc.exited.then(async (code) => {
+      stopWatching();
       if (this.stopping || this.current !== proc) return;
       this.markDown();
       this.restarts++;
@@ -65,6 +76,20 @@ export class Supervised {
           await new Promise((r) => setTimeout(r, 2000));
         }
       }
+    });
+  }
+
+  /** Kills the process once it shows no life (it never exits by itself); the exit handler starts it again. */
+  private watch(proc: ManagedProcess): () => void {
+    if (this.spec.liveness === false) return () => undefined;
+    const url = proc.match?.[1]?.startsWith('http') ? proc.match[1] : undefined;
+    const o = { ...defaultLiveness(url), ...this.spec.liveness };
+    return watchLiveness(proc.pid, o, (why) => {
+      if (this.stopping || this.current !== proc) return;
+      this.hangs++;
+      this.log(`${this.spec.name} ${why}: killing it to start it again`);
+      this.markDown();
+      proc.kill9();
     });
   }
 

@@ -42,3 +42,49 @@ test('after a crash whenUp waits for the restarted process, which is a new one',
     await s.stop();
   }
 });
+
+/** A service that prints its URL as the stack's services do; it answers every request. */
+const httpService = () =>
+  new Supervised(
+    {
+      name: 'http',
+      command: process.execPath,
+      args: ['-e', 'const s = require("http").createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", () => console.log("http listening on http://127.0.0.1:" + s.address().port))'],
+      readyLine: /listening on (http:\/\/\S+)/,
+      liveness: { intervalMs: 200, deadMs: 1500 },
+    },
+    () => undefined,
+  );
+
+test('a service that stops answering (frozen with SIGSTOP) is killed and started again', async () => {
+  const s = await httpService().start();
+  try {
+    const before = s.process!.pid;
+    process.kill(before, 'SIGSTOP');
+    await new Promise((r) => setTimeout(r, 100));
+    await s.whenUp();
+    while (s.process!.pid === before) await new Promise((r) => setTimeout(r, 100));
+    await s.whenUp();
+    assert.equal(s.hangs, 1);
+    assert.equal(await (await fetch(s.process!.match![1]!)).text(), 'ok', 'the new process answers');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a process without an address (a worker, runners) frozen for too long is started again; a busy one is left alone', async () => {
+  const s = new Supervised({ ...service().spec, liveness: { intervalMs: 200, deadMs: 1500 } }, () => undefined);
+  await s.start();
+  try {
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(s.hangs, 0, 'running, not stopped: alive');
+    const before = s.process!.pid;
+    process.kill(before, 'SIGSTOP');
+    while (s.process!.pid === before) await new Promise((r) => setTimeout(r, 100));
+    await s.whenUp();
+    assert.equal(s.hangs, 1);
+    assert.equal(s.process!.match?.[1], String(s.process!.pid));
+  } finally {
+    await s.stop();
+  }
+});
