@@ -62,6 +62,13 @@ export function exitOnSignal(close: () => Promise<unknown>): void {
 
 /** Runs a service's main, turning a UsageError into exit code 2 with its message. */
 export function runMain(main: () => Promise<void>): void {
+  // A reader that went away (`npm run client -- status hello | head -1`): stop quietly, as Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
   main().catch((err: unknown) => {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n`);
