@@ -67,7 +67,9 @@ describe('store semantics', () => {
     assert.equal(a1.rollout_id, r.rollout_id);
     await t.client.updateAttempt(r.rollout_id, a1.attempt.attempt_id, { status: 'failed' });
     assert.equal((await t.client.getRolloutById(r.rollout_id))?.status, 'requeuing');
-    const a2 = (await t.client.dequeueRollout('w'))!;
+    // Other runners (w-1, w-2, w-3) polled lately and are free: the retry goes to a runner that has not tried it.
+    assert.equal(await t.client.dequeueRollout('w'), null, 'a retry is left for a free runner that has not tried it');
+    const a2 = (await t.client.dequeueRollout('w-retry'))!;
     assert.equal(a2.rollout_id, r.rollout_id);
     assert.equal(a2.attempt.sequence_id, 2);
     await t.client.updateAttempt(r.rollout_id, a2.attempt.attempt_id, { status: 'failed' });
@@ -117,7 +119,7 @@ describe('store semantics', () => {
     assert.equal((await t.client.getRolloutById(r.rollout_id))?.status, 'running');
 
     await t.client.updateAttempt(r.rollout_id, 'latest', { status: 'failed' });
-    const a2 = (await t.client.dequeueRollout('w'))!;
+    const a2 = (await t.client.dequeueRollout('w-spans-retry'))!;
     await t.client.addSpan(span(r.rollout_id, a2.attempt.attempt_id, '2'.repeat(16), 7, { name: 'second' }));
     await t.client.addSpan(span(r.rollout_id, a2.attempt.attempt_id, '3'.repeat(16), 3, { name: 'first', parent_id: '2'.repeat(16) }));
     const latest = await t.client.querySpans(r.rollout_id, 'latest');
