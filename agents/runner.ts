@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
-import { faultPoint } from '../common/fault-points';
+import { faultFires, faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from './llm-endpoint';
 import { rewardFromResult, rewardSpan } from './reward';
 
@@ -173,8 +173,10 @@ export class AgentRunner<T = Json> {
         llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: rolloutSignal.signal, emitReward,
       });
       const meta = rollout.metadata ?? {};
-      if (typeof meta.agl_run === 'string') faultPoint('runner.mid_rollout', { run: meta.agl_run, batch: Number(meta.batch) });
-      const reward = rewardFromResult(result);
+      const scope = typeof meta.agl_run === 'string' ? { run: meta.agl_run, batch: Number(meta.batch) } : null;
+      if (scope) faultPoint('runner.mid_rollout', scope);
+      // Chaos tests: this once, an agent that reports a reward no run can train on (the store refuses it).
+      const reward = scope && faultFires('runner.bad_reward', scope) ? 1e308 : rewardFromResult(result);
       if (reward !== null) await emitReward(reward);
       status = 'succeeded';
     } catch (err) {

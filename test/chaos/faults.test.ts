@@ -1,8 +1,10 @@
 // Fault injection: a short hello run on the local trainer, first fault-free, then again with faults injected at
 // seeded moments — kill -9 of the worker (during rollouts, between forward_backward and optim_step, while saving a
-// checkpoint), of a runner mid-rollout, of the proxy, the store and the trainer, and a restart of the Temporal dev
-// server. The supervisor restarts what was killed. Every faulty run must finish by itself with the fault-free
-// run's final weights (sha256), Adam step count, metrics rows (minus time/*) and checkpoint rows.
+// checkpoint), of a runner mid-rollout, of the proxy, the store and the trainer, a restart of the Temporal dev
+// server, a freeze (SIGSTOP, then SIGCONT) of any of the processes, the store's disk full for a while, and a
+// runner reporting a reward of 1e308. The supervisor restarts what was killed or stopped answering. Every faulty
+// run must finish by itself with the fault-free run's final weights (sha256), Adam step count, metrics rows
+// (minus time/*) and checkpoint rows.
 // AGL_CHAOS_SEED replays another plan; AGL_CHAOS_RUNS / AGL_CHAOS_PER_KIND size it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +22,9 @@ import { FAULT_POINTS } from '../../common/fault-points';
 import type { trainingRun } from '../../workflows/training-run';
 import type { TrainingRunResult } from '../../workflows/run-types';
 import { asyncOutcomeOf } from './async-invariants';
-import { armPoints, describeFault, FAULT_KINDS, injectAt, outcomeOf, planFaults, pointFired, type Fault, type FaultKind, type RunOutcome } from './harness';
+import { armPoints, describeFault, FAULT_KINDS, injectAt, LONG_FREEZE_MS, outcomeOf, planFaults, pointFired, type ChaosEnv, type Fault, type FaultKind, type RunOutcome } from './harness';
+import { mountSmallVolume, smallVolumeUnavailable, type SmallVolume } from '../helpers/small-volume';
+import { startRunners } from '../../agents/runner';
 
 const SEED = Number(process.env.AGL_CHAOS_SEED ?? 20261202);
 const RUNS = Number(process.env.AGL_CHAOS_RUNS ?? 4);
@@ -34,6 +38,11 @@ const faultDir = path.join(dataDir, 'faults');
 const taskQueue = `chaos-${randomUUID()}`;
 const t0 = Date.now();
 let stack: Stack | undefined;
+/** The store's data folder, a volume of its own that the full-disk fault fills (when this process may mount one). */
+let storeVolume: SmallVolume | undefined;
+/** The kinds this machine can inject: all of them where a volume can be mounted (CI, the dev container). */
+const KINDS = FAULT_KINDS.filter((k) => k !== 'full disk' || !smallVolumeUnavailable());
+const env = (): ChaosEnv => ({ stack: stack!, storeVolume });
 let connection: Connection;
 let client: Client;
 const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
@@ -44,6 +53,11 @@ before(async () => {
   const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts'), logger: undefined });
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
+  // 16 MiB: the whole suite's store (about 3 MiB) with room to spare, so only the fault fills it.
+  if (KINDS.includes('full disk')) storeVolume = mountSmallVolume(16 * 1024 * 1024, { at: path.join(dataDir, 'store') });
+  else log(`no full-disk faults: ${smallVolumeUnavailable()}`);
+  // A process frozen for longer than 8 s is restarted by the supervisor (npm start: 30 s).
+  process.env.AGL_LIVENESS_DEAD_S = '8';
   stack = await startStack({
     dataDir,
     ports: { temporal: 0, ui: 0, store: 0, trainer: 0, proxy: 0 },
@@ -65,6 +79,7 @@ before(async () => {
 after(async () => {
   await connection?.close().catch(() => undefined);
   await stack?.stop();
+  storeVolume?.unmount();
 });
 
 function configFor(runName: string, over: Record<string, unknown> = {}) {
@@ -121,7 +136,7 @@ async function runWithFaults(runName: string, faults: Fault[], over: Record<stri
   let finished = false;
   const external = faults.filter((f): f is Fault & { via: 'external' } => f.via === 'external');
   const fired = external.map((f) =>
-    injectAt(stack!, handle, f, () => finished).then((ok) => {
+    injectAt(env(), handle, f, () => finished).then((ok) => {
       if (ok) log(`${runName}: injected ${describeFault(f)}`);
       return ok;
     }),
@@ -156,15 +171,17 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
   assert.equal(new Set(clean.outcome.stepWeights).size, NUM_BATCHES, 'every step changed the weights');
   for (const m of clean.outcome.metrics) assert.equal(m['train/skipped_empty_batch'], 0, 'every batch trained');
 
-  const plans = planFaults(SEED, RUNS, PER_KIND, NUM_BATCHES, SAVE_EVERY);
-  const byKind = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
+  const plans = planFaults(SEED, RUNS, PER_KIND, NUM_BATCHES, SAVE_EVERY, KINDS);
+  const byKind = new Map<FaultKind, number>(KINDS.map((k) => [k, 0]));
   const mismatches: string[] = [];
   let identical = 0;
+  let longFreezes = 0;
   for (const [i, plan] of plans.entries()) {
     const name = `faulty-${i + 1}`;
     log(`${name}: plan ${plan.map(describeFault).join('; ')}`);
     const r = await runOnce(name, plan);
     for (const f of r.injected) byKind.set(f.kind, byKind.get(f.kind)! + 1);
+    longFreezes += r.injected.filter((f) => f.via === 'external' && f.kind === 'freeze' && f.holdMs! >= LONG_FREEZE_MS).length;
     const diffs: string[] = [];
     const same = (what: string, a: unknown, b: unknown) => {
       try {
@@ -190,7 +207,8 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
     ...[...byKind.entries()].map(([k, n]) => `  ${k}: ${n}`),
     `  runs: 1 fault-free + ${plans.length} faulty; identical/total: ${identical}/${plans.length}`,
     `  rollouts: ${stats.total_rollouts}, attempts: ${stats.total_attempts} (dead or failed attempts retried with the same seed)`,
-    `  restarts seen by the supervisor: ${Object.entries(stack!.services).map(([k, s]) => `${k} ${s.restarts}`).join(', ')}`,
+    `  restarts seen by the supervisor: ${Object.entries(stack!.services).map(([k, s]) => `${k} ${s.restarts}`).join(', ')}` +
+      ` (of them after a freeze: ${Object.entries(stack!.services).map(([k, s]) => `${k} ${s.hangs}`).join(', ')})`,
     `  suite time: ${((Date.now() - t0) / 1000).toFixed(0)} s`,
   ];
   for (const line of report) log(line);
@@ -198,6 +216,8 @@ test('faulty runs finish by themselves, bit-identical to the fault-free run', { 
   assert.ok(total >= 20, `at least 20 faults injected (got ${total})`);
   for (const [k, n] of byKind) assert.ok(n >= 1, `at least one "${k}" fault injected`);
   assert.ok(stats.total_attempts > stats.total_rollouts, 'killed runners left attempts that the store retried');
+  const hangs = Object.values(stack!.services).reduce((n, s) => n + s.hangs, 0);
+  if (longFreezes > 0) assert.ok(hangs >= 1, `${longFreezes} freeze(s) outlasted the liveness limit, yet the supervisor restarted nothing`);
 });
 
 test('async runs under faults: every step once, no group trained twice or lost, staleness bounded, each finishes', { timeout: 14 * 60_000 }, async () => {
@@ -206,8 +226,8 @@ test('async runs under faults: every step once, no group trained twice or lost, 
   const numSteps = totalGroups / ASYNC.groupsPerBatch;
   // Faults are planned over the first steps only: rollouts carry the policy step they sample from as their batch, and
   // the last steps start no new groups (the data is in flight by then) and pass too quickly for a kill to land.
-  const plans = planFaults(SEED + 1, ASYNC_RUNS, PER_KIND, numSteps - 2, SAVE_EVERY);
-  const byKind = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
+  const plans = planFaults(SEED + 1, ASYNC_RUNS, PER_KIND, numSteps - 2, SAVE_EVERY, KINDS);
+  const byKind = new Map<FaultKind, number>(KINDS.map((k) => [k, 0]));
   const violations: string[] = [];
   for (const [i, plan] of plans.entries()) {
     const name = `async-${i + 1}`;
@@ -242,4 +262,22 @@ test('two runs at once on one stack each end with the weights they get alone', {
   assert.deepEqual(a.outcome.metrics, cleanOutcome!.metrics, 'shared-a: metrics rows (minus time/*) as alone');
   assert.deepEqual(sharedB.stepWeights, aloneB.stepWeights, 'shared-b: weights after each step as alone');
   assert.deepEqual(sharedB.metrics, aloneB.metrics, 'shared-b: metrics rows (minus time/*) as alone');
+});
+
+test('a run with one agent reporting 1e308 finishes by itself, with the weights it gets without that agent', { timeout: 10 * 60_000 }, async () => {
+  assert.ok(cleanOutcome, 'the fault-free run of the first test');
+  // A fifth runner beside the stack's four, polling fast: every reward it reports is refused by the store, its
+  // attempts fail, their retries go to the good runners (with the same sampling seeds) and it is set aside.
+  const bad = startRunners<string>(1, async () => 1e308, { storeUrl: stack!.storeUrl, pollIntervalMs: 20, workerId: 'agent-reporting-1e308', log: () => {} });
+  let r;
+  try {
+    r = await runOnce('huge-reward', []);
+  } finally {
+    await bad.stop();
+  }
+  log(`huge-reward: ${r.seconds.toFixed(1)} s, the 1e308 agent failed ${bad.stats().failed} attempts`);
+  assert.ok(bad.stats().failed > 0, 'the 1e308 agent took rollouts');
+  assert.equal(bad.stats().succeeded, 0);
+  assert.deepEqual(r.outcome.stepWeights, cleanOutcome!.stepWeights, 'weights after each step as without the agent');
+  assert.deepEqual(r.outcome.metrics, cleanOutcome!.metrics, 'metrics rows (minus time/*) as without the agent');
 });

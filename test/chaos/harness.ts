@@ -1,6 +1,7 @@
 // The chaos suite's pieces: a seeded fault plan, the injectors (fault points armed on disk for kills inside
-// activities and runners; kill -9 of supervised services and a Temporal restart at seeded moments of the run),
-// and what a run leaves that must be bit-identical (final weights, metrics rows, checkpoint rows, Adam steps).
+// activities and runners and for a runner reporting a reward of 1e308; kill -9 of supervised services, a Temporal
+// restart, freezes and a full disk at seeded moments of the run, stalls.ts), and what a run leaves that must be
+// bit-identical (final weights, metrics rows, checkpoint rows, Adam steps).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import type { Stack } from '../../dev/stack';
 import { BATCH, PHASE } from '../../workflows/search-attributes';
 import type { Phase } from '../../workflows/run-types';
 import type { trainingRun } from '../../workflows/training-run';
+import type { SmallVolume } from '../helpers/small-volume';
+import { fillDisk, freeze, FROZEN, type Frozen } from './stalls';
 
 export const FAULT_KINDS = [
   'worker during rollouts',
@@ -21,12 +24,24 @@ export const FAULT_KINDS = [
   'store',
   'trainer',
   'temporal restart',
+  'freeze',
+  'full disk',
+  'bad reward',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export type Fault =
   | { kind: FaultKind; via: 'point'; point: FaultPointName; batch: number }
-  | { kind: FaultKind; via: 'external'; batch: number; phase: Phase; delayMs: number };
+  | { kind: FaultKind; via: 'external'; batch: number; phase: Phase; delayMs: number; target?: Frozen; holdMs?: number };
+
+/** A freeze at least this long outlasts the chaos stack's liveness limit: the supervisor restarts the process. */
+export const LONG_FREEZE_MS = 14_000;
+
+/** What the injectors act on: the stack, and the store's own volume when one could be mounted (full disk). */
+export interface ChaosEnv {
+  stack: Stack;
+  storeVolume?: SmallVolume;
+}
 
 /** mulberry32: a small seeded generator, so a failing plan can be replayed with AGL_CHAOS_SEED. */
 export function rng(seed: number): () => number {
@@ -44,11 +59,11 @@ export function rng(seed: number): () => number {
  * `runs` fault plans covering every kind `perKind` times, shuffled and dealt round-robin; each fault gets a
  * seeded batch, phase and delay. A run never holds the same fault point twice (each fires once per run).
  */
-export function planFaults(seed: number, runs: number, perKind: number, numBatches: number, saveEvery: number): Fault[][] {
+export function planFaults(seed: number, runs: number, perKind: number, numBatches: number, saveEvery: number, only: readonly FaultKind[] = FAULT_KINDS): Fault[][] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const kinds: FaultKind[] = [];
-  for (let i = 0; i < perKind; i++) kinds.push(...FAULT_KINDS);
+  for (let i = 0; i < perKind; i++) kinds.push(...only);
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
@@ -93,6 +108,19 @@ export function planFaults(seed: number, runs: number, perKind: number, numBatch
       case 'temporal restart':
         f = { kind, via: 'external', batch: batch(), phase: pick(['collecting rollouts', 'training', 'logging', 'evaluating'] as Phase[]), delayMs: delay(1500) };
         break;
+      case 'freeze': {
+        // Every other one long (14-17 s): past the chaos stack's liveness limit (8 s) the supervisor restarts the
+        // process; the short ones (2-6 s) go on where they stopped.
+        const long = kinds.slice(0, i).filter((k) => k === 'freeze').length % 2 === 1;
+        f = { kind, via: 'external', batch: batch(), phase: pick(['collecting rollouts', 'training', 'evaluating'] as Phase[]), delayMs: delay(1500), target: pick(FROZEN), holdMs: long ? LONG_FREEZE_MS + delay(3000) : 2000 + delay(4000) };
+        break;
+      }
+      case 'full disk':
+        f = { kind, via: 'external', batch: batch(), phase: pick(['collecting rollouts', 'training', 'evaluating'] as Phase[]), delayMs: delay(1500), holdMs: 4000 + delay(11_000) };
+        break;
+      case 'bad reward':
+        f = point('runner.bad_reward', batch());
+        break;
     }
     // The same point twice in one run: move the second to another run's plan slot by retrying the batch.
     if (f.via === 'point' && used.has(f.point)) plans[(i + 1) % runs]!.push(f);
@@ -102,7 +130,9 @@ export function planFaults(seed: number, runs: number, perKind: number, numBatch
 }
 
 export const describeFault = (f: Fault) =>
-  f.via === 'point' ? `${f.kind} [${f.point} @ batch ${f.batch}]` : `${f.kind} [kill at batch ${f.batch} "${f.phase}" +${f.delayMs} ms]`;
+  f.via === 'point'
+    ? `${f.kind} [${f.point} @ batch ${f.batch}]`
+    : `${f.kind}${f.target ? ` of ${f.target}` : ''} [${f.holdMs ? `${f.holdMs} ms` : 'kill'} at batch ${f.batch} "${f.phase}" +${f.delayMs} ms]`;
 
 /** Arms the run's fault points (test side of common/fault-points.ts). */
 export function armPoints(faultDir: string, runName: string, faults: Fault[]): void {
@@ -120,9 +150,14 @@ const phaseRank = (p: Phase) => PHASE_ORDER.indexOf(p);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Kills (or restarts) what `f` names. */
-export async function inject(stack: Stack, f: Fault): Promise<void> {
+/** Kills, restarts, freezes or fills what `f` names. */
+export async function inject({ stack, storeVolume }: ChaosEnv, f: Fault & { via: 'external' }): Promise<void> {
   switch (f.kind) {
+    case 'freeze':
+      return freeze(stack, f.target!, f.holdMs!);
+    case 'full disk':
+      if (!storeVolume) throw new Error('a full disk needs the store on a volume of its own');
+      return fillDisk(storeVolume, f.holdMs!);
     case 'proxy':
       return stack.services.proxy.crash();
     case 'store':
@@ -141,7 +176,7 @@ export async function inject(stack: Stack, f: Fault): Promise<void> {
  * Progress comes from the workflow's query; polls that fail (Temporal restarting) are retried.
  * Returns false when the run ended before the moment came.
  */
-export async function injectAt(stack: Stack, handle: () => WorkflowHandle<typeof trainingRun>, f: Fault & { via: 'external' }, done: () => boolean): Promise<boolean> {
+export async function injectAt(env: ChaosEnv, handle: () => WorkflowHandle<typeof trainingRun>, f: Fault & { via: 'external' }, done: () => boolean): Promise<boolean> {
   while (!done()) {
     try {
       // describe(), not the progress query: the server answers it from the search attributes the workflow
@@ -161,7 +196,7 @@ export async function injectAt(stack: Stack, handle: () => WorkflowHandle<typeof
   if (done()) return false;
   await sleep(f.delayMs);
   if (done()) return false;
-  await inject(stack, f);
+  await inject(env, f);
   return true;
 }
 

@@ -2,7 +2,7 @@
 // as CI and the dev container run; elsewhere `available()` says why not and the tests that need it skip with that
 // reason). `fill()` takes every free byte with a filler file, `free()` removes it, as an operator cleaning the disk.
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -23,8 +23,10 @@ export function smallVolumeUnavailable(): string | null {
   return null;
 }
 
-export function mountSmallVolume(sizeBytes: number, parent = process.env.AGL_TEST_SCRATCH ?? os.tmpdir()): SmallVolume {
-  const dir = mkdtempSync(path.join(parent, 'agl-small-volume-'));
+/** Mounts a tmpfs of `sizeBytes` on `at` (created), or on a fresh folder under `parent`. */
+export function mountSmallVolume(sizeBytes: number, where: { parent?: string; at?: string } = {}): SmallVolume {
+  const dir = where.at ?? mkdtempSync(path.join(where.parent ?? process.env.AGL_TEST_SCRATCH ?? os.tmpdir(), 'agl-small-volume-'));
+  mkdirSync(dir, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir]);
   const filler = path.join(dir, 'filler');
   return {

@@ -27,6 +27,19 @@ export interface Recorder {
   noRewards?: (batch: number) => boolean;
 }
 
+/** The run config the workflow tests start with: 2 batches of 2 tasks unless `over` says otherwise. */
+export const fakeRunConfig = (over: Record<string, unknown> = {}) =>
+  validateRunConfig({
+    learningRate: 1e-3,
+    datasetBuilder: { batchSize: 2, trainDataset: ['a', 'b', 'c', 'd'] },
+    modelName: 'local/tiny-hello',
+    rendererName: 'role_colon',
+    logPath: '/tmp/agl-wf-test',
+    evalEvery: 2,
+    saveEvery: 2,
+    ...over,
+  });
+
 export function fakeTrainingActivities(rec: Recorder, numBatches: number): TrainingActivities {
   const state = (step: number): PolicyState => ({
     modelId: 'm1',

@@ -13,8 +13,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
-import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
-import { validateRunConfig } from '../../config/load';
+import { fakeRunConfig, fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { trainingRun } from '../../workflows';
 import { progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
 
@@ -26,17 +25,7 @@ after(async () => {
   await env?.teardown();
 });
 
-const config = (over: Record<string, unknown> = {}) =>
-  validateRunConfig({
-    learningRate: 1e-3,
-    datasetBuilder: { batchSize: 2, trainDataset: ['a', 'b', 'c', 'd'] },
-    modelName: 'local/tiny-hello',
-    rendererName: 'role_colon',
-    logPath: '/tmp/agl-wf-stop-test',
-    evalEvery: 0,
-    saveEvery: 0,
-    ...over,
-  });
+const config = (over: Record<string, unknown> = {}) => fakeRunConfig({ logPath: '/tmp/agl-wf-stop-test', evalEvery: 0, saveEvery: 0, ...over });
 
 const newRecorder = (): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [] });
 

@@ -8,8 +8,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
-import { fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
-import { validateRunConfig } from '../../config/load';
+import { fakeRunConfig, fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { trainingRun } from '../../workflows';
 import { configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
 import { checkpoint } from '../../cli/run-commands';
@@ -23,17 +22,7 @@ after(async () => {
   await env?.teardown();
 });
 
-const config = (over: Record<string, unknown> = {}) =>
-  validateRunConfig({
-    learningRate: 1e-3,
-    datasetBuilder: { batchSize: 2, trainDataset: ['a', 'b', 'c', 'd'] },
-    modelName: 'local/tiny-hello',
-    rendererName: 'role_colon',
-    logPath: '/tmp/agl-wf-test',
-    evalEvery: 2,
-    saveEvery: 2,
-    ...over,
-  });
+const config = fakeRunConfig;
 
 async function withWorker<T>(rec: Recorder, numBatches: number, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `tq-${randomUUID()}`;
