@@ -15,7 +15,9 @@ import type { trainingRun } from '../../workflows/training-run';
 import { mountSmallVolume, smallVolumeUnavailable } from '../helpers/small-volume';
 import { injectAt, outcomeOf } from './harness';
 
-const fillSeconds = Number(process.argv[process.argv.indexOf('--fill-seconds') + 1] || 60);
+const at = process.argv.indexOf('--fill-seconds');
+const fillSeconds = at >= 0 ? Number(process.argv[at + 1]) : 60;
+if (!(fillSeconds > 0)) throw new Error(`--fill-seconds must be a positive number, got ${process.argv[at + 1]}`);
 const log = (line: string) => process.stdout.write(`[full-disk-run] ${line}\n`);
 
 async function main(): Promise<void> {
