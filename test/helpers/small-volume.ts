@@ -1,6 +1,6 @@
 // A small file system of its own for disk-full tests: a tmpfs of a few MiB mounted on a fresh folder (needs root,
-// as CI and the dev container run; elsewhere `available()` says why not and the tests that need it skip with that
-// reason). `fill()` takes every free byte with a filler file, `free()` removes it, as an operator cleaning the disk.
+// as CI and the dev container run; elsewhere mounting fails with the reason, so the test fails rather than skips).
+// `fill()` takes every free byte with a filler file, `free()` removes it, as an operator cleaning the disk.
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,8 @@ export function smallVolumeUnavailable(): string | null {
 
 /** Mounts a tmpfs of `sizeBytes` on `at` (created), or on a fresh folder under `parent`. */
 export function mountSmallVolume(sizeBytes: number, where: { parent?: string; at?: string } = {}): SmallVolume {
+  const why = smallVolumeUnavailable();
+  if (why) throw new Error(`cannot mount a small volume for this test: ${why}`);
   const dir = where.at ?? mkdtempSync(path.join(where.parent ?? process.env.AGL_TEST_SCRATCH ?? os.tmpdir(), 'agl-small-volume-'));
   mkdirSync(dir, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir]);
