@@ -1,7 +1,7 @@
 // The run's tasks, read once and kept in <logPath>/dataset.json, so that every retry, every continue-as-new
 // segment and every worker sees exactly the same tasks even if the source files change later.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { batchTaskIndices, buildDatasets, type DatasetPlan, type Task } from '../config/dataset';
 import type { DatasetBuilderConfig } from '../config/run-config';
 import { runPaths, writeFileAtomic } from './run-files';
@@ -53,11 +53,21 @@ export function snapshotDataset(logPath: string, cfg: DatasetBuilderConfig): { s
 /** Reads the snapshot and checks it is the one the workflow was told about. */
 export function loadDataset(logPath: string, expectedSha256: string): DatasetSnapshot {
   const file = runPaths(logPath).dataset;
-  const text = readFileSync(file, 'utf8');
-  const actual = sha256(text);
-  if (actual !== expectedSha256) throw new DatasetMismatchError(`${file} changed since the run started (sha256 ${actual} != ${expectedSha256})`);
-  return JSON.parse(text) as DatasetSnapshot;
+  // An async run asks for it once per group: read, hash and parse the file again only when it changed on disk.
+  const st = statSync(file);
+  const stamp = `${st.ino}/${st.size}/${st.mtimeMs}`;
+  let read = loaded.get(file);
+  if (read?.stamp !== stamp) {
+    const text = readFileSync(file, 'utf8');
+    read = { stamp, sha256: sha256(text), snapshot: JSON.parse(text) as DatasetSnapshot };
+    loaded.set(file, read);
+  }
+  if (read.sha256 !== expectedSha256) throw new DatasetMismatchError(`${file} changed since the run started (sha256 ${read.sha256} != ${expectedSha256})`);
+  return read.snapshot;
 }
+
+/** The snapshots this process has read, by file, with the file's identity when read. */
+const loaded = new Map<string, { stamp: string; sha256: string; snapshot: DatasetSnapshot }>();
 
 /** The tasks of one training batch, one per group, in the seed's order. */
 export function trainBatchTasks(snapshot: DatasetSnapshot, batch: number): { taskIndex: number; task: Task }[] {
