@@ -18,7 +18,13 @@ export function connectionProblem(err: unknown, s: TemporalSettings): string {
   let hint: string;
   if (/unauthenticated|api key|unauthori[sz]ed|invalid token|\b401\b/i.test(all)) {
     hint = "the server refused the API key: check TEMPORAL_API_KEY (or the profile's api_key)";
-  } else if (/certificate|handshake|\btls\b|\bssl\b|alert|UnknownIssuer|invalid peer|InvalidCertificate|NotValidForName|peer.*closed|connection reset/i.test(all) && s.security !== 'plain') {
+  } else if (
+    s.security !== 'plain' &&
+    // A TLS terminator (nginx, a load balancer) that checks client certificates may finish the handshake and
+    // answer HTTP 400 instead of failing it.
+    (/certificate|handshake|\btls\b|\bssl\b|alert|UnknownIssuer|invalid peer|InvalidCertificate|NotValidForName|peer.*closed|connection reset/i.test(all) ||
+      (s.security.startsWith('mTLS') && /HTTP status code 400|status: 400 Bad Request/.test(all)))
+  ) {
     hint =
       'the TLS handshake failed: check TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (the certificate the server trusts, and its key), ' +
       'TEMPORAL_TLS_SERVER_CA_CERT_PATH and TEMPORAL_TLS_SERVER_NAME (or the profile\'s tls settings)';

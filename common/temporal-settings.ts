@@ -42,7 +42,7 @@ export function temporalSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessE
   const profile = flags.profile ?? (env.TEMPORAL_PROFILE || undefined);
   let loaded;
   try {
-    loaded = loadClientConnectConfig({ profile, overrideEnvVars: vars });
+    loaded = loadConnectConfig(profile, vars);
   } catch (err) {
     const where = env.TEMPORAL_CONFIG_FILE ? ` (TEMPORAL_CONFIG_FILE=${env.TEMPORAL_CONFIG_FILE})` : '';
     throw new SettingsError(`Temporal connection settings${profile ? ` of profile ${profile}` : ''}${where}: ${oneLine(err)}`);
@@ -62,6 +62,17 @@ export function temporalSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessE
     security: securityOf(connection),
     ...(profile ? { profile } : {}),
   };
+}
+
+/** envconfig 1.24 fails on a TOML file with no profile at all (an empty file): read as no file, as the CLI does. */
+function loadConnectConfig(profile: string | undefined, vars: Record<string, string>) {
+  try {
+    return loadClientConnectConfig({ profile, overrideEnvVars: vars });
+  } catch (err) {
+    if (!(err instanceof TypeError && /reading '/.test(err.message))) throw err;
+    if (profile) throw new Error(`profile '${profile}' not found: the config file has no profiles`);
+    return loadClientConnectConfig({ overrideEnvVars: vars, disableFile: true });
+  }
 }
 
 function securityOf(c: TemporalSettings['connection']): string {
