@@ -43,11 +43,12 @@ export async function runTrouble(handle: WorkflowHandle, ctx: TroubleContext, no
   if (d.status.name !== 'RUNNING') return out;
   const raw = d.raw;
   const wft = raw.pendingWorkflowTask;
-  if (wft && (wft.attempt ?? 1) > 1) {
-    const attrs = await checkSearchAttributes(ctx.operator, ctx.namespace).catch(() => null);
-    const problem = attrs && describeProblem(attrs, ctx.namespace, ctx.address);
-    out.push(problem ? `the run cannot go on: ${problem}` : `the run's workflow task has failed ${wft.attempt! - 1} times: the worker's log says why`);
-  }
+  // Looked at on every call, not only once a workflow task failed: with no worker started (it refuses such a
+  // namespace) no task fails, and the run would just wait.
+  const attrs = await checkSearchAttributes(ctx.operator, ctx.namespace).catch(() => null);
+  const problem = attrs && describeProblem(attrs, ctx.namespace, ctx.address);
+  if (problem) out.push(`the run cannot go on: ${problem}`);
+  else if (wft && (wft.attempt ?? 1) > 1) out.push(`the run's workflow task has failed ${wft.attempt! - 1} times: the worker's log says why`);
   const queue = await ctx.client.workflowService
     .describeTaskQueue({ namespace: ctx.namespace, taskQueue: { name: d.taskQueue || ctx.taskQueue }, taskQueueType: 1 })
     .catch(() => null);

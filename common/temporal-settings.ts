@@ -38,7 +38,8 @@ export class SettingsError extends Error {
 
 export function temporalSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const vars: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
+  // An empty variable counts as unset (envconfig would take an empty API key as a key, and turn TLS on for it).
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') vars[k] = v;
   const profile = flags.profile ?? (env.TEMPORAL_PROFILE || undefined);
   let loaded;
   try {
