@@ -169,10 +169,12 @@ async function main(): Promise<void> {
       context.workflowId = h.workflowId;
       const trouble = () => runTrouble(h, troubleContext(client, settings));
       const s = await status(h, trouble);
-      if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
-      for (const line of s.trouble ?? []) process.stdout.write(`${line}\n`);
-      if (s.state === 'RUNNING' && !s.progress) process.exitCode = 1;
-      else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
+      // A running run: where it is, and what holds it up (a run that cannot even answer: exit 1).
+      if (s.state === 'RUNNING') {
+        if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
+        for (const line of s.trouble ?? []) process.stdout.write(`${line}\n`);
+        if (!s.progress) process.exitCode = 1;
+      } else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
       else {
         // A run that failed, was terminated or timed out: why, and a non-zero exit.
         process.stdout.write(`${s.ended ?? s.state}\n`);
