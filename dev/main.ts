@@ -78,6 +78,7 @@ async function main(o: StartOptions): Promise<void> {
     externalTrainerUrl: o.hosted?.baseUrl,
     echo: o.verbose,
     log: (l) => say(`[supervisor] ${l}`),
+    lockHolder: `npm start --example ${o.example}`,
   });
   const shutdown = installShutdown(stack);
   say(`Temporal ${stack.temporal.address}, store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);

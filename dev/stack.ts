@@ -5,6 +5,7 @@ import path from 'node:path';
 import { freePort } from '../common/ports';
 import { ensureTemporal, type TemporalServer } from './temporal-server';
 import { Supervised, type ServiceSpec } from './supervisor';
+import { lockDataDir } from './data-dir-lock';
 
 const ROOT = path.resolve(__dirname, '..');
 const LISTENING = /listening on (http:\/\/\S+)/;
@@ -33,6 +34,8 @@ export interface StackOptions {
   /** Extra environment for the runners (e.g. fault injection). */
   runnerEnv?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** Who holds the data directory, named to a second stack that asks for it (dev/data-dir-lock.ts). */
+  lockHolder?: string;
 }
 
 export interface Stack {
@@ -63,6 +66,17 @@ async function pick(port: number | undefined, fallback: number): Promise<number>
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  // Before anything opens a database under it: one stack per data directory.
+  const unlock = await lockDataDir(opts.dataDir, opts.lockHolder ?? 'a stack');
+  try {
+    return await startLockedStack(opts, unlock);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}
+
+async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>): Promise<Stack> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[stack] ${l}\n`));
   const p = opts.ports ?? {};
   const [temporalPort, uiPort, storePort, trainerPort, proxyPort] = await Promise.all([
@@ -117,6 +131,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const stopAll = async () => {
     for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
     await temporal.stop();
+    await unlock();
   };
   try {
     // The trainer builds its base model on first use, which can take a while; start it first.
