@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { numBatches } from '../config/dataset';
 import { ConfigError } from '../config/errors';
 import { validateRunConfig } from '../config/load';
+import { withServiceDefaults } from '../config/service-defaults';
 import { runNameOf, type RunConfigInput } from '../config/run-config';
 import type { RunSettings } from '../workflows/run-types';
 import type { PreparedRun } from './types';
@@ -17,7 +18,8 @@ import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from './run-fi
 export async function prepareRun(raw: RunConfigInput): Promise<PreparedRun> {
   let config;
   try {
-    config = validateRunConfig(raw, 'run config');
+    // A config started with the Temporal CLI as it is: the services it leaves out are where this worker finds them.
+    config = validateRunConfig(withServiceDefaults(raw), 'run config');
   } catch (err) {
     if (err instanceof ConfigError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidRunConfig', err.problems);
     throw err;
