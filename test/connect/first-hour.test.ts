@@ -2,7 +2,8 @@
 // runs' search attributes. The worker refuses it naming the exact attributes and the CLI command, `client status`
 // of a run started there says the same (not "Failed to query Workflow"); after `client setup` a worker started
 // against it runs the run to the end. Then a run whose config names a store nobody listens on shows the store's
-// URL and the error in `client status` within a minute, while Temporal keeps retrying. `client start` of a run
+// URL and the error in `client status` within a minute (and `client watch` says it too), while Temporal keeps
+// retrying. `client start` of a run
 // that has finished says so and how to start it again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -138,4 +139,7 @@ test('a run whose store nobody listens on says so in status within a minute, wit
   assert.match(last, /publishPolicy attempt \d+ failed .*; retrying/);
   // Still running, answering its progress query: Temporal keeps retrying what a retry can fix.
   assert.equal(code, 0, last);
+  // `watch` says the same while it follows the run (stopped after 20 s: the run never ends by itself).
+  const watched = await runCommand('client.ts', ['watch', 'fh-dead-store'], env, 20_000);
+  assert.match(watched.stdout, new RegExp(`WARNING: publishPolicy attempt \\d+ failed .*store http://127\\.0\\.0\\.1:${dead} unreachable \\(connection refused\\)`));
 });
