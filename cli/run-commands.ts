@@ -9,6 +9,7 @@ import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine, RewardHistory } from './progress-format';
 import { CommandError, endedHow } from './mistakes';
+import { blocksQueries, troubleKey } from './run-trouble';
 
 export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
 
@@ -63,8 +64,7 @@ export async function status(
   const state = d.status.name;
   if (state === 'RUNNING') {
     const lines = await trouble();
-    const blocked = lines.some((l) => /^(the run cannot go on|the run's workflow task|no worker polls)/.test(l));
-    if (blocked) return { state, trouble: lines };
+    if (blocksQueries(lines)) return { state, trouble: lines };
     try {
       return { state, progress: await handle.query(progressQuery), trouble: lines };
     } catch (err) {
@@ -151,10 +151,10 @@ export async function watch(
     if (Date.now() - troubleAt >= 5000) {
       troubleAt = Date.now();
       const lines = await trouble().catch(() => [] as string[]);
-      blocked = lines.some((l) => /^(the run cannot go on|the run's workflow task|no worker polls)/.test(l));
-      const text = lines.join('\n');
-      if (text && text !== lastTrouble) out.write(`${tty ? '\r\x1b[2K' : ''}${lines.map((l) => `WARNING: ${l}`).join('\n')}\n`);
-      lastTrouble = text;
+      blocked = blocksQueries(lines);
+      const key = troubleKey(lines);
+      if (key && key !== lastTrouble) out.write(`${tty ? '\r\x1b[2K' : ''}${lines.map((l) => `WARNING: ${l}`).join('\n')}\n`);
+      lastTrouble = key;
     }
     try {
       if (blocked) throw new Error('blocked');

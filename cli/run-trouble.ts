@@ -63,3 +63,13 @@ export async function runTrouble(handle: WorkflowHandle, ctx: TroubleContext, no
   }
   return out;
 }
+
+/** True when a trouble line means the run cannot answer a query now (no worker, a failing workflow task). */
+export function blocksQueries(lines: string[]): boolean {
+  return lines.some((l) => /^(the run cannot go on|the run's workflow task|no worker polls)/.test(l));
+}
+
+/** The lines without their clocks ("3 s ago", "retrying in 4 s"), to tell a new trouble from the same one later. */
+export function troubleKey(lines: string[]): string {
+  return lines.join('\n').replace(/ \d+ s ago| in \d+ s/g, '');
+}
