@@ -1,5 +1,6 @@
 // The reward annotation span of §6.2 (what Python's `agl.emit_reward(x)` records): a zero-length span named
 // `agentlightning.annotation` with `agentlightning.reward.0.name = "primary"` and `.value = x`.
+import { MAX_ABS_REWARD, rewardValueProblem } from '../common/reward-rule';
 import { newSpanId, newTraceId } from '../store/ids';
 import type { Span } from '../store/types';
 import { REWARD_NAME_ATTR, REWARD_SPAN_NAME, REWARD_VALUE_ATTR } from '../store/types';
@@ -43,7 +44,7 @@ export function rewardOf(span: Span): number | null {
  */
 export function rewardFromResult(result: unknown): number | null {
   if (result === undefined || result === null) return null;
-  if (typeof result === 'number' && Number.isFinite(result)) return result;
+  if (rewardValueProblem(result) === null) return result as number;
   const shown = typeof result === 'string' ? JSON.stringify(result.slice(0, 80)) : typeof result === 'number' ? String(result) : typeof result;
-  throw new TypeError(`the agent returned ${shown}; an agent returns its reward as a finite number, or nothing when it emitted the reward itself`);
+  throw new TypeError(`the agent returned ${shown}; an agent returns its reward as a finite number within ±${MAX_ABS_REWARD}, or nothing when it emitted the reward itself`);
 }
