@@ -1,7 +1,7 @@
 // 1.0 events, kept in the store: each is a row of agl1_events under the store rollout and attempt its 1.0
 // rollout is. A `reward` event is also recorded as the reward annotation span of that attempt, so a training run
 // reads it from the spans exactly as it reads a v0.3 runner's `emit_reward`.
-import { rewardSpan } from '../../agents/reward';
+import { rewardSpan } from '../reward-span';
 import { rewardValueProblem } from '../../common/reward-rule';
 import { ValidationError } from '../errors';
 import { addSpans } from '../span-ops';

@@ -2,8 +2,8 @@
 // their attempt without stopping the runner, the LLM endpoint is scoped to rollout/attempt, workers heartbeat.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rewardOf } from '../../agents/reward';
-import { scopedProxyEndpoint } from '../../agents/llm-endpoint';
+import { rewardOf } from '../../store/reward-span';
+import { scopedProxyEndpoint } from '../../store/llm-resource';
 import { startRunners } from '../../agents/runner';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
