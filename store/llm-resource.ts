@@ -1,7 +1,7 @@
 // Which LLM an agent talks to, from a rollout's resources (§2.3 ProxyLLM semantics): the `main_llm` resource
 // (else the first LLM-like one); a proxy_llm endpoint is scoped to the rollout and attempt so the proxy can
 // record its spans under them: http://h:p → http://h:p/rollout/{rid}/attempt/{aid}, http://h:p/v1 → …/{aid}/v1.
-import type { LlmResource, NamedResources } from '../store/types';
+import type { LlmResource, NamedResources } from './types';
 
 export interface AgentLlm {
   endpoint: string;

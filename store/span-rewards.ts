@@ -1,5 +1,5 @@
 // Reward values on spans (agentlightning/emitter/reward.py: get_reward_value), §6.2.
-import { filterAndUnflatten } from './attributes';
+import { filterAndUnflatten } from './span-attributes';
 
 export const AGL_ANNOTATION = 'agentlightning.annotation';
 export const AGL_OPERATION = 'agentlightning.operation';

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_LLM_CALL_MATCH, makeTripletAdapter, tracerTraceToTriplet } from '../../../store/adapters';
-import type { StoreSpan, Triplet } from '../../../store/adapters';
+import { DEFAULT_LLM_CALL_MATCH, makeTripletAdapter, tracerTraceToTriplet } from '../../../rl/adapters';
+import type { StoreSpan, Triplet } from '../../../rl/adapters';
 import { reconstructTransitions } from '../../../rl/transitions';
 
 const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'agl030_rollouts.json'), 'utf8')) as {

@@ -3,7 +3,7 @@
 // Where the reference would crash on this batch, the result says to skip the step instead.
 import { computeAdvantages } from './advantages';
 import { assembleTrainingData } from './datums';
-import { removeConstantRewardGroups } from './filterGroups';
+import { removeConstantRewardGroups } from './filter-groups';
 import { computeTrajectoryMetrics } from './metrics';
 import { groupsWithUnsendableAdvantages } from './sendable';
 import type { Datum, DatumOrigin, Metrics, TrajectoryGroup } from './types';

@@ -1,17 +1,17 @@
 // Spans -> triplets, as Agent-lightning v0.3's adapters (agentlightning/adapter/triplet.py).
-import { llmProxyTraceToTriplet } from './llmProxyTraceToTriplet';
-import { tracerTraceToTriplet } from './tracerTraceToTriplet';
+import { llmProxyTraceToTriplet } from './llm-proxy-trace-to-triplet';
+import { tracerTraceToTriplet } from './tracer-trace-to-triplet';
 import type { StoreSpan, Triplet } from './types';
 
 export * from './types';
-export { tracerTraceToTriplet, findLlmCalls, matchRewards, spanToTriplet, promptImageUrls } from './tracerTraceToTriplet';
-export type { TracerAdapterOptions, RewardMatchPolicy } from './tracerTraceToTriplet';
-export { llmProxyTraceToTriplet } from './llmProxyTraceToTriplet';
-export { getRewardValue, isRewardSpan } from './rewards';
-export { buildTraceTree, repairHierarchy, traverse, agentName } from './traceTree';
-export type { TraceNode, TreeSpan } from './traceTree';
-export { unflattenAttributes, filterAndUnflatten } from './attributes';
-export { parsePythonLiteral, literalEvalMaybe } from './pythonLiteral';
+export { tracerTraceToTriplet, findLlmCalls, matchRewards, spanToTriplet, promptImageUrls } from './tracer-trace-to-triplet';
+export type { TracerAdapterOptions, RewardMatchPolicy } from './tracer-trace-to-triplet';
+export { llmProxyTraceToTriplet } from './llm-proxy-trace-to-triplet';
+export { getRewardValue, isRewardSpan } from '../../store/span-rewards';
+export { buildTraceTree, repairHierarchy, traverse, agentName } from './trace-tree';
+export type { TraceNode, TreeSpan } from './trace-tree';
+export { unflattenAttributes, filterAndUnflatten } from '../../store/span-attributes';
+export { parsePythonLiteral, literalEvalMaybe } from './python-literal';
 
 export type TripletAdapter = (spans: readonly StoreSpan[]) => Triplet[];
 

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../../store/adapters';
-import type { StoreSpan, Triplet } from '../../../store/adapters';
+import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../../rl/adapters';
+import type { StoreSpan, Triplet } from '../../../rl/adapters';
 
 const fixture = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'synthetic_cases.json'), 'utf8')) as {
   cases: { case: string; spans: StoreSpan[]; expected: Record<string, Triplet[]> }[];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allSame, removeConstantRewardGroups } from '../../rl/filterGroups';
+import { allSame, removeConstantRewardGroups } from '../../rl/filter-groups';
 import { groupOfRewards } from './build';
 
 test('constant-reward groups are removed, compared with exact equality', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareTrainingBatch } from '../../rl/prepareBatch';
+import { prepareTrainingBatch } from '../../rl/prepare-batch';
 import { makeTrajectoryGroup } from '../../rl/groups';
 import { groupOfRewards, tr, traj } from './build';
 

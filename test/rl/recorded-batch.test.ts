@@ -4,12 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeTripletAdapter } from '../../store/adapters';
-import type { StoreSpan } from '../../store/adapters';
+import { makeTripletAdapter } from '../../rl/adapters';
+import type { StoreSpan } from '../../rl/adapters';
 import { makeTrajectoryGroup, prepareTrainingBatch, reconstructTransitions } from '../../rl';
 import type { RolloutStatus } from '../../rl';
 
-const recorded = JSON.parse(readFileSync(path.join(__dirname, '..', 'store', 'adapters', 'fixtures', 'agl030_rollouts.json'), 'utf8')) as {
+const recorded = JSON.parse(readFileSync(path.join(__dirname, 'adapters', 'fixtures', 'agl030_rollouts.json'), 'utf8')) as {
   rollouts: { task: { kind: string }; status: RolloutStatus; spans: StoreSpan[] }[];
 };
 const adapt = makeTripletAdapter({ adapterFromLlmProxy: false });

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { llmProxyTraceToTriplet, makeTripletAdapter, tracerTraceToTriplet } from '../../../store/adapters';
-import type { StoreSpan, Triplet } from '../../../store/adapters';
+import { llmProxyTraceToTriplet, makeTripletAdapter, tracerTraceToTriplet } from '../../../rl/adapters';
+import type { StoreSpan, Triplet } from '../../../rl/adapters';
 import { reconstructTransitions } from '../../../rl/transitions';
 import { trajectoryToData } from '../../../rl/datums';
 

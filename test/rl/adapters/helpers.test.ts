@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterAndUnflatten, unflattenAttributes } from '../../../store/adapters/attributes';
-import { literalEvalMaybe, parsePythonLiteral } from '../../../store/adapters/pythonLiteral';
-import { getRewardValue, isRewardSpan } from '../../../store/adapters/rewards';
-import { buildTraceTree, traverse } from '../../../store/adapters/traceTree';
-import { tracerTraceToTriplet } from '../../../store/adapters/tracerTraceToTriplet';
-import type { StoreSpan } from '../../../store/adapters/types';
+import { filterAndUnflatten, unflattenAttributes } from '../../../store/span-attributes';
+import { literalEvalMaybe, parsePythonLiteral } from '../../../rl/adapters/python-literal';
+import { getRewardValue, isRewardSpan } from '../../../store/span-rewards';
+import { buildTraceTree, traverse } from '../../../rl/adapters/trace-tree';
+import { tracerTraceToTriplet } from '../../../rl/adapters/tracer-trace-to-triplet';
+import type { StoreSpan } from '../../../rl/adapters/types';
 
 test('unflattenAttributes: lists only for exactly 0..n-1, later keys win', () => {
   assert.deepEqual(unflattenAttributes({ 'a.b': 1, 'a.c.0': 2, 'a.c.1': 3 }), { a: { b: 1, c: [2, 3] } });
