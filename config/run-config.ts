@@ -58,6 +58,21 @@ export const AsyncSchema = z.strictObject({
   maxStepsOffPolicy: z.number().int().min(0),
   /** groups_per_batch: groups each optimizer step trains on. */
   groupsPerBatch: z.number().int().min(1),
+  /**
+   * pipeline_depth (cookbook PR #822): how many steps sampling may run ahead of training, the typical staleness
+   * when sampling outpaces training; null = min(1, maxStepsOffPolicy). At most maxStepsOffPolicy.
+   */
+  pipelineDepth: z.number().int().min(0).nullable().default(null),
+  /**
+   * 'pace' (default): no group is discarded for staleness; sampling and steps pace themselves so none exceeds
+   * maxStepsOffPolicy. 'resample': a group finished too stale is sampled again (up to 3 times) then dropped; it
+   * biases training toward fast tasks and is kept for comparison (docs/async-bench.md).
+   */
+  staleRule: z.enum(['pace', 'resample']).default('pace'),
+}).superRefine((a, ctx) => {
+  if (a.pipelineDepth !== null && a.pipelineDepth > a.maxStepsOffPolicy) {
+    ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `must not be above maxStepsOffPolicy (${a.maxStepsOffPolicy}): no group may be more steps behind than that` });
+  }
 });
 
 export const RunConfigSchema = z
