@@ -198,7 +198,18 @@ export const RunConfigSchema = z
       });
     }
   })
-  .transform((cfg) => ({ ...cfg, lossFn: lossFnOf(cfg) }));
+  .transform((cfg) => {
+    const lossFn = lossFnOf(cfg);
+    return { ...cfg, lossFn, lossFnConfig: cfg.lossFnConfig ?? DEFAULT_LOSS_FN_CONFIG[lossFn] ?? null };
+  });
+
+/**
+ * What a loss gets when the config gives no lossFnConfig, sent to the service as loss_fn_config: cispo's one-sided
+ * clip (tinker-cookbook PR #763: the ratio only capped above, at 4).
+ */
+export const DEFAULT_LOSS_FN_CONFIG: Partial<Record<RlLossFn, Record<string, number>>> = {
+  cispo: { clip_low_threshold: 0, clip_high_threshold: 4 },
+};
 
 /** The loss a run trains with: as configured, else 'ppo' for async runs and 'importance_sampling' otherwise. */
 function lossFnOf(cfg: { lossFn?: RlLossFn; async: unknown }): RlLossFn {
