@@ -8,6 +8,7 @@ import {
   prepareTrainingBatch,
   removeMask,
   splitIntoSubsteps,
+  servedStalenessMetrics,
   type Datum,
 } from '../rl';
 import { isSendable } from '../rl/sendable';
@@ -53,8 +54,15 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   let t0 = performance.now();
   const store = storeFor(settings);
-  const { groups, notes } = await buildTrajectoryGroups(store, settings, await groupsOf(store, collected, signal), signal);
+  const collectedGroups = await groupsOf(store, collected, signal);
+  const { groups, servedSteps, notes } = await buildTrajectoryGroups(store, settings, collectedGroups, signal);
   Object.assign(metrics, notes);
+  if (settings.async) {
+    // Staleness as served (the spans' policy steps), the workflow's labels checked against it.
+    const served = servedStalenessMetrics(policy.step, collectedGroups.map((g, i) => ({ served: servedSteps[i] ?? null, label: g.policyStep })));
+    Object.assign(metrics, served.metrics);
+    for (const m of served.mislabelled) log.error(`batch ${batch}: a group sampled from another policy than it was started under: ${m}`);
+  }
   const noReward = missingRewardNote(notes);
   if (noReward) log.warn(`batch ${batch}: ${noReward}`);
   const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });

@@ -210,6 +210,7 @@ async function sampleAndRecord(
         sampling: { ...sampling, n: call.n, stream: call.stream },
         fingerprint: c.fingerprint,
         policy: spec,
+        policyAtEnd: o.policies.current()?.spec ?? null,
         answer,
         error: failure ? { status: failure.status, message: failure.message } : null,
       });

@@ -13,3 +13,5 @@ export { dictMean, byGroupMetrics, trajectoryMetrics, computeTrajectoryMetrics, 
 export { aglGroupMetrics, makeTrajectoryGroup } from './groups';
 export { prepareTrainingBatch } from './prepare-batch';
 export type { PrepareOptions, PreparedBatch } from './prepare-batch';
+export { oldestServedStep, servedStalenessMetrics } from './served-staleness';
+export type { GroupProvenance } from './served-staleness';

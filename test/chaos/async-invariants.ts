@@ -1,14 +1,16 @@
 // What an async run must leave behind however it was hit. Its batches depend on timing, so it is not compared with
 // a fault-free run; instead: every optimizer step applied exactly once (one committed record per step, each
 // built on the one before, the final Adam step count equal to the steps that trained), no group trained twice or
-// lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound, and one
-// metrics row per step.
+// lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound as the
+// proxy served each group (its spans' policy steps, test/helpers/served-staleness.ts; the run's own
+// async/staleness_* and labels only as cross-checks), and one metrics row per step (plus the final evaluation's).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonl, runPaths } from '../../activities/run-files';
 import type { StepRecord } from '../../activities/step-records';
 import type { TrainingRunResult } from '../../workflows/run-types';
 import { weightsOf } from './harness';
+import { servedGroupsOf, servedStalenessViolations } from '../helpers/served-staleness';
 
 export interface AsyncOutcome {
   steps: number;
@@ -18,7 +20,7 @@ export interface AsyncOutcome {
   violations: string[];
 }
 
-export function asyncOutcomeOf(trainerDataDir: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): AsyncOutcome {
+export async function asyncOutcomeOf(storeUrl: string, trainerDataDir: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): Promise<AsyncOutcome> {
   const paths = runPaths(logPath);
   const violations: string[] = [];
   const check = (ok: boolean, what: string) => {
@@ -45,16 +47,27 @@ export function asyncOutcomeOf(trainerDataDir: string, logPath: string, totalGro
   check(c !== undefined, 'the run reports its group counts');
   if (c) {
     check(c.trained === trained.length, `the run counts ${c.trained} trained groups, the step records ${trained.length}`);
-    check(trained.length + c.droppedStale + c.failed === totalGroups, `trained ${trained.length} + dropped ${c.droppedStale} + failed ${c.failed} != ${totalGroups} groups: some lost`);
+    const filtered = c.constantReward ?? 0;
+    check(trained.length + c.droppedStale + c.failed + filtered === totalGroups, `trained ${trained.length} + dropped ${c.droppedStale} + failed ${c.failed} + constant ${filtered} != ${totalGroups} groups: some lost`);
   }
 
-  const metrics = readJsonl(paths.metrics);
+  // Rows for every step, then possibly one more: the evaluation of the final policy (test/* metrics only).
+  const rows = readJsonl(paths.metrics);
+  const metrics = rows.filter((m) => Number(m.step) < records.length);
   check(
     JSON.stringify(metrics.map((m) => m.step)) === JSON.stringify(records.map((_, i) => i)),
-    `metrics rows for steps ${JSON.stringify(metrics.map((m) => m.step))}`,
+    `metrics rows for steps ${JSON.stringify(rows.map((m) => m.step))}`,
   );
-  const stalenessMax = Math.max(0, ...metrics.map((m) => Number(m['async/staleness_max'] ?? 0)));
-  check(stalenessMax <= bound, `staleness ${stalenessMax} above the bound ${bound}`);
+  check(rows.length - metrics.length <= 1, `${rows.length - metrics.length} rows after the last step`);
+  const runName = path.basename(logPath);
+  const served = await servedGroupsOf(storeUrl, runName, logPath);
+  violations.push(...servedStalenessViolations(served, bound));
+  const stalenessMax = Math.max(0, ...served.map((g) => g.staleness ?? 0));
+  // The run's own figures must agree with the spans: the same maximum, no group mislabelled.
+  const reportedMax = Math.max(0, ...metrics.map((m) => Number(m['async/staleness_max'] ?? 0)));
+  check(reportedMax === stalenessMax, `the run reports staleness max ${reportedMax}, the spans say ${stalenessMax}`);
+  const mislabelled = metrics.reduce((n, m) => n + Number(m['async/groups_mislabelled'] ?? 0), 0);
+  check(mislabelled === 0, `${mislabelled} groups mislabelled`);
 
   const final = readJsonl(paths.checkpoints).find((row) => row.name === 'final');
   check(final !== undefined, 'a final checkpoint row');
