@@ -54,6 +54,9 @@ const tsx = (file: string, args: string[]): Pick<ServiceSpec, 'command' | 'args'
   cwd: ROOT,
 });
 
+/** Environment that makes envconfig connect in plain text to the address given, whatever profile the user has. */
+const PLAIN_LOCAL_TEMPORAL = { TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: '', TEMPORAL_PROFILE: '' };
+
 async function pick(port: number | undefined, fallback: number): Promise<number> {
   if (port === 0) return freePort();
   return port ?? fallback;
@@ -80,6 +83,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const trainerUrl = opts.externalTrainerUrl ?? `http://127.0.0.1:${trainerPort}`;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
+  // A plain server (one this stack started, or an earlier npm start's): the user's TLS and key settings are for another.
+  if (!temporal.connection?.tls && !temporal.connection?.apiKey) Object.assign(env, PLAIN_LOCAL_TEMPORAL, { TEMPORAL_NAMESPACE: temporal.namespace });
   // The worker would take TINKER_BASE_URL over the run config's trainer: only the stack's own trainer counts here.
   if (opts.externalTrainerUrl) env.TINKER_BASE_URL = opts.externalTrainerUrl;
   else delete env.TINKER_BASE_URL;
