@@ -3,10 +3,8 @@
 // built on the one before, the final Adam step count equal to the steps that trained), no group trained twice or
 // lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound, and one
 // metrics row per step.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { readJsonl, runPaths } from '../../activities/run-files';
-import type { StepRecord } from '../../activities/step-records';
+import { stepRecordsOf } from '../helpers/run-records';
 import type { TrainingRunResult } from '../../workflows/run-types';
 import { weightsOf } from './harness';
 
@@ -18,19 +16,18 @@ export interface AsyncOutcome {
   violations: string[];
 }
 
-export function asyncOutcomeOf(trainerDataDir: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): AsyncOutcome {
+export async function asyncOutcomeOf(trainerDataDir: string, storeUrl: string, runName: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): Promise<AsyncOutcome> {
   const paths = runPaths(logPath);
   const violations: string[] = [];
   const check = (ok: boolean, what: string) => {
     if (!ok) violations.push(what);
   };
 
-  // 000000.json is the initial policy (initPolicy's record); steps are 000001.json on.
-  const files = readdirSync(paths.steps).filter((f) => /^\d{6}\.json$/.test(f) && f !== '000000.json').sort();
-  const records = files.map((f) => JSON.parse(readFileSync(path.join(paths.steps, f), 'utf8')) as StepRecord);
+  // From the store, where step records live (the initial policy's record left out).
+  const records = await stepRecordsOf(storeUrl, runName);
   check(records.length === result.batchesCompleted, `${records.length} step records for ${result.batchesCompleted} steps`);
   records.forEach((r, i) => {
-    check(r.result.state.step === i + 1, `record ${files[i]} is step ${r.result.state.step}`);
+    check(r.result.state.step === i + 1, `record ${i + 1} is step ${r.result.state.step}`);
     if (i > 0) check(r.parentStatePath === records[i - 1]!.result.state.statePath, `step ${i + 1} was not built on step ${i}'s state`);
   });
 

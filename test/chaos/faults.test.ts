@@ -235,7 +235,7 @@ test('async runs under faults: every step once, no group trained twice or lost, 
     const r = await runWithFaults(name, plan, { async: ASYNC });
     for (const f of r.injected) byKind.set(f.kind, byKind.get(f.kind)! + 1);
     assert.equal(r.result.finalCheckpoint, 'final', `${name} finished by itself`);
-    const o = asyncOutcomeOf(path.join(dataDir, 'trainer'), r.cfg.logPath, totalGroups, ASYNC.maxStepsOffPolicy, r.result);
+    const o = await asyncOutcomeOf(path.join(dataDir, 'trainer'), stack!.storeUrl, name, r.cfg.logPath, totalGroups, ASYNC.maxStepsOffPolicy, r.result);
     log(`${name}: ${r.seconds.toFixed(1)} s, ${r.injected.length}/${plan.length} faults injected, ${o.steps} steps, staleness max ${o.stalenessMax}, ` +
       `groups resampled ${o.resampled}, counts ${JSON.stringify(r.result.asyncCounts)}: ${o.violations.length === 0 ? 'ALL INVARIANTS HOLD' : o.violations.join('; ')}`);
     violations.push(...o.violations.map((v) => `${name}: ${v}`));
