@@ -33,6 +33,9 @@ export function runExports(logPath: string): Export[] {
   ];
 }
 
+/** The file's size; -1 when there is none. */
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : -1);
+
 // Per file: its size after this process's last export and the seq of its last record, so the file's tail is read
 // (and its record looked up) again only when someone else changed it.
 const cursors = new Map<string, { size: number; seq: number }>();
@@ -60,7 +63,7 @@ export function lastLine(file: string): string | null {
 /** The seq after which the store's records are missing from `file`; appends what a foreign file lacks. */
 async function cursorOf(settings: RunSettings, ex: Export): Promise<number> {
   const known = cursors.get(ex.file);
-  if (known && existsSync(ex.file) && statSync(ex.file).size === known.size) return known.seq;
+  if (known && sizeOf(ex.file) === known.size) return known.seq;
   const line = lastLine(ex.file);
   if (line === null) return 0;
   const rec = await findRecord(settings, ex.idOf(line));
@@ -79,22 +82,26 @@ async function cursorOf(settings: RunSettings, ex: Export): Promise<number> {
 
 /**
  * Brings the run's files under `logPath` up to date with its records (the run's own logPath unless given: `client
- * export` writes anywhere). Returns the metrics records it appended, for the sinks.
+ * export` writes anywhere). One request reads what every file lacks (from the oldest of their cursors); each file
+ * gets its kind's records after its own. Returns the metrics records it appended, for the sinks.
  */
 export async function exportRunFiles(settings: RunSettings, logPath = settings.logPath): Promise<RunRecord[]> {
   mkdirSync(path.resolve(logPath), { recursive: true });
-  let newMetrics: RunRecord[] = [];
-  for (const ex of runExports(logPath)) {
-    let seq = await cursorOf(settings, ex);
-    const added: RunRecord[] = [];
-    for await (const page of recordsAfter(settings, ex.kind, seq)) {
-      appendSynced(ex.file, Buffer.from(page.map((r) => `${r.body}\n`).join('')));
-      added.push(...page);
-      seq = page[page.length - 1]!.seq;
+  const exports = runExports(logPath);
+  const seqs = new Map<RunRecordKind, number>();
+  for (const ex of exports) seqs.set(ex.kind, await cursorOf(settings, ex));
+  const newMetrics: RunRecord[] = [];
+  for await (const page of recordsAfter(settings, exports.map((e) => e.kind), Math.min(...seqs.values()))) {
+    for (const ex of exports) {
+      const mine = page.filter((r) => r.kind === ex.kind && r.seq > seqs.get(ex.kind)!);
+      if (mine.length === 0) continue;
+      appendSynced(ex.file, Buffer.from(mine.map((r) => `${r.body}\n`).join('')));
+      seqs.set(ex.kind, mine[mine.length - 1]!.seq);
+      if (ex.kind === 'metrics') newMetrics.push(...mine);
     }
-    if (existsSync(ex.file)) cursors.set(ex.file, { size: statSync(ex.file).size, seq });
-    if (ex.kind === 'metrics') newMetrics = added;
   }
+  // A file that has no records yet (configured.jsonl of a run never configured) is up to date as well.
+  for (const ex of exports) cursors.set(ex.file, { size: sizeOf(ex.file), seq: seqs.get(ex.kind)! });
   return newMetrics;
 }
 

@@ -40,12 +40,13 @@ export async function findRecord(settings: RunSettings, id: RecordId): Promise<R
   return rec;
 }
 
-/** Every record of a kind after `afterSeq`, by seq, one page at a time. */
-export async function* recordsAfter(settings: RunSettings, kind: RunRecordKind, afterSeq: number): AsyncGenerator<RunRecord[]> {
+/** Every record of a kind (or of several) after `afterSeq`, by seq, one page at a time. */
+export async function* recordsAfter(settings: RunSettings, kind: RunRecordKind | RunRecordKind[], afterSeq: number): AsyncGenerator<RunRecord[]> {
   await importLocalRecords(settings);
   let seq = afterSeq;
+  const kinds = Array.isArray(kind) ? { kinds: kind } : { kind };
   for (;;) {
-    const page = await storeFor(settings).runRecords(runKey(settings), { kind, after_seq: seq, limit: 1000 });
+    const page = await storeFor(settings).runRecords(runKey(settings), { ...kinds, after_seq: seq, limit: 1000 });
     if (page.length === 0) return;
     yield page;
     seq = page[page.length - 1]!.seq;

@@ -28,7 +28,9 @@ export interface RunRecord {
 }
 
 export interface RunRecordQuery {
-  kind: RunRecordKind;
+  /** One kind, or (`kinds`) several: an export of a run's files reads them all in one request. */
+  kind?: RunRecordKind;
+  kinds?: RunRecordKind[];
   /** Only records after this seq (an export's cursor). */
   after_seq?: number;
   step?: number;
@@ -53,8 +55,10 @@ export function putRunRecords(s: StoreDb, run: string, records: RunRecordInput[]
 
 export function queryRunRecords(s: StoreDb, run: string, q: RunRecordQuery): RunRecord[] {
   checkRun(run);
-  const where = ['run = ?', 'kind = ?'];
-  const params: (string | number)[] = [run, q.kind];
+  const kinds = q.kinds ?? (q.kind ? [q.kind] : []);
+  if (kinds.length === 0) throw new BadRequestError('Invalid query: name a kind (or kinds)');
+  const where = ['run = ?', `kind IN (${kinds.map(() => '?').join(', ')})`];
+  const params: (string | number)[] = [run, ...kinds];
   if (q.after_seq !== undefined) (where.push('seq > ?'), params.push(q.after_seq));
   if (q.step !== undefined) (where.push('step = ?'), params.push(q.step));
   if (q.key !== undefined) (where.push('key = ?'), params.push(q.key));

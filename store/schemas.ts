@@ -173,7 +173,8 @@ export const PutRunRecordsSchema = z.object({
   records: z.array(z.object({ kind: runRecordKind, step, key: z.string().max(2000).optional(), body: z.string() })).max(10_000),
 });
 export const QueryRunRecordsSchema = z.object({
-  kind: runRecordKind,
+  kind: runRecordKind.optional(),
+  kinds: z.array(runRecordKind).min(1).max(10).optional(),
   after_seq: z.number().int().optional(),
   step: step.optional(),
   key: z.string().optional(),
