@@ -19,7 +19,7 @@ export async function initPolicy(settings: RunSettings, startStep: number): Prom
 }
 
 async function initPolicyAlone(settings: RunSettings, startStep: number): Promise<PolicyState> {
-  const existing = readStepRecord(settings.logPath, startStep, INITIAL);
+  const existing = await readStepRecord(settings, startStep, INITIAL);
   if (existing) return existing.state;
   // Before creating anything: is there the credential the trainer needs, does it serve the model? A mistake
   // there is a ConfigError, which fails the run at once with the field (unfixable.ts) instead of retrying.
@@ -40,5 +40,5 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
-  return commitStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } }).state;
+  return (await commitStepRecord(settings, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } })).state;
 }
