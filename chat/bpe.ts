@@ -9,14 +9,38 @@ import type { Tokenizer } from './types';
 export interface TokenizerJson {
   added_tokens: { id: number; content: string; special?: boolean }[];
   normalizer: { type: string } | null;
-  pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
+  pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
+}
+
+interface PreTokenizer {
+  type: string;
+  pretokenizers?: PreTokenizer[];
+  pattern?: { Regex?: string; String?: string };
+  behavior?: string;
 }
 
 export interface BpeOptions {
   name: string;
   bosToken: string | null;
   eosToken: string | null;
+  /** transformers' clean_up_tokenization_spaces (tokenizer_config.json): decode drops the space before punctuation. */
+  cleanUpTokenizationSpaces?: boolean;
+}
+
+/** transformers' `clean_up_tokenization`, applied by decode when the tokenizer's config asks for it. */
+export function cleanUpTokenization(s: string): string {
+  return s
+    .replaceAll(' .', '.')
+    .replaceAll(' ?', '?')
+    .replaceAll(' !', '!')
+    .replaceAll(' ,', ',')
+    .replaceAll(" ' ", "'")
+    .replaceAll(" n't", "n't")
+    .replaceAll(" 'm", "'m")
+    .replaceAll(" 's", "'s")
+    .replaceAll(" 've", "'ve")
+    .replaceAll(" 're", "'re");
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
@@ -24,18 +48,42 @@ const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
 const JS_CONTRACTIONS = "(?:'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
 
 /**
- * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20).
- * A Sequence may hold several Splits (DeepSeek: digits, then CJK runs, then the word regex); each splits every
- * piece the previous one left, keeping matches and the gaps between them as pieces ("Isolated").
+ * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20):
+ * a Sequence of Split (behavior Isolated) steps and a ByteLevel step without its own regex (Qwen, Llama 3,
+ * gpt-oss, DeepSeek V3 have this shape).
  */
 export function splitRegexesOf(json: TokenizerJson): RegExp[] {
   const pre = json.pre_tokenizer;
-  const splits = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []).filter((p) => p.type === 'Split') : [];
-  const sources = splits.map((s) => s.pattern?.Regex);
-  if (!sources.length || sources.some((s) => !s)) {
-    throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with Split regexes');
+  const steps = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []) : pre ? [pre] : [];
+  const out: RegExp[] = [];
+  for (const p of steps) {
+    if (p.type === 'ByteLevel') continue;
+    const source = p.type === 'Split' ? p.pattern?.Regex : undefined;
+    if (!source || (p.behavior && p.behavior !== 'Isolated')) {
+      throw new Error(`tokenizer.json: pre-tokenizer ${p.type}${p.behavior ? ` (${p.behavior})` : ''} is not supported (only Split with a regex, Isolated, and ByteLevel)`);
+    }
+    out.push(new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
   }
-  return sources.map((source) => new RegExp(source!.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
+  if (out.length === 0) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
+  return out;
+}
+
+/** Splits text at a regex's matches, keeping matches and the text between them as pieces (HF Isolated). */
+function splitIsolated(text: string, re: RegExp): string[] {
+  const out: string[] = [];
+  re.lastIndex = 0;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
 }
 
 function escapeRegex(s: string): string {
@@ -54,6 +102,7 @@ export class BpeTokenizer implements Tokenizer {
   /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
   private readonly plainAddedRegex: RegExp | null;
   private readonly splitRegexes: RegExp[];
+  private readonly cleanUp: boolean;
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
   private readonly cache = new Map<string, number[]>();
@@ -70,7 +119,7 @@ export class BpeTokenizer implements Tokenizer {
       this.vocab.set(tok, id);
       const bytes = new Uint8Array(tok.length);
       for (let i = 0; i < tok.length; i++) {
-        const b = charToByte.get(tok[i]!);
+        const b = charToByte.get(tok[i]);
         if (b === undefined) throw new Error(`tokenizer.json: token ${JSON.stringify(tok)} is not byte-level`);
         bytes[i] = b;
       }
@@ -91,6 +140,7 @@ export class BpeTokenizer implements Tokenizer {
     this.addedRegex = regexOf([...this.added.keys()]);
     this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
     this.splitRegexes = splitRegexesOf(json);
+    this.cleanUp = opts.cleanUpTokenizationSpaces === true;
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
   }
@@ -123,7 +173,8 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[]): string {
-    return Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
+    const text = Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
+    return this.cleanUp ? cleanUpTokenization(text) : text;
   }
 
   tokenBytes(id: number): Uint8Array {
@@ -140,10 +191,9 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   private encodeOrdinary(segment: string, out: number[]): void {
-    const text = this.nfc ? segment.normalize('NFC') : segment;
-    let pieces = [text];
-    for (const re of this.splitRegexes) pieces = pieces.flatMap((piece) => splitIsolated(piece, re));
-    for (const piece of pieces) this.encodeWord(piece, out);
+    let pieces = [this.nfc ? segment.normalize('NFC') : segment];
+    for (const re of this.splitRegexes) pieces = pieces.flatMap((p) => splitIsolated(p, re));
+    for (const p of pieces) this.encodeWord(p, out);
   }
 
   private encodeWord(word: string, out: number[]): void {
@@ -191,22 +241,4 @@ export class BpeTokenizer implements Tokenizer {
       return id;
     });
   }
-}
-
-/** The pieces of `text` split by `re`, matches and the gaps between them each their own piece. */
-function splitIsolated(text: string, re: RegExp): string[] {
-  const pieces: string[] = [];
-  re.lastIndex = 0;
-  let last = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      continue;
-    }
-    if (m.index > last) pieces.push(text.slice(last, m.index));
-    pieces.push(m[0]);
-    last = m.index + m[0].length;
-  }
-  if (last < text.length) pieces.push(text.slice(last));
-  return pieces;
 }

