@@ -1,7 +1,7 @@
 // The prompt tokens of an internal call, rendered once for every API (pure): chat messages with the policy's
 // renderer (tools declared as its template declares them), or a prompt given without chat template
 // (Completions). What the renderer cannot express is refused with a 400, never left out.
-import { toInts, type Renderer, type Tokenizer } from '../chat';
+import { toInts, type Message, type Renderer, type Tokenizer } from '../chat';
 import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
 import type { InternalCall } from './internal-call';
@@ -49,9 +49,23 @@ export function buildPrompt(call: InternalCall, renderer: Renderer): Prompt {
     );
   }
   try {
-    const messages = withToolDeclarations(renderer, call.messages, call.tools);
+    const messages = withToolDeclarations(renderer, withToolResultNames(call.messages), call.tools);
     return { tokens: toInts(renderer.buildGenerationPrompt(messages)), stop: renderer.getStopSequences(), raw: false };
   } catch (err) {
     throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
   }
+}
+
+/**
+ * Tool results without a `name` take it from the call they answer (by id), as the cookbook's proxy does: OpenAI,
+ * Responses and Anthropic results carry only the call id, and gpt-oss renders a result by its function's name.
+ */
+export function withToolResultNames(messages: readonly Message[]): Message[] {
+  const names = new Map<string, string>();
+  return messages.map((m) => {
+    for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.function.name);
+    if (m.role !== 'tool' || m.name || !m.tool_call_id) return m;
+    const name = names.get(m.tool_call_id);
+    return name ? { ...m, name } : m;
+  });
 }

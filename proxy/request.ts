@@ -67,6 +67,10 @@ function messages(v: unknown): Message[] {
       throw badRequest(`${where}.role must be one of system, user, assistant, tool, developer; got ${JSON.stringify(m.role)}`, `${where}.role`);
     }
     const msg: Message = { role: m.role === 'developer' ? 'system' : m.role, content: textContent(m.content, where) };
+    if (m.role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {
+      // Reasoning sent back (vLLM's reasoning_content) is a thinking part: each family keeps or drops it as it does.
+      msg.content = [{ type: 'thinking', thinking: m.reasoning_content }, { type: 'text', text: msg.content as string }];
+    }
     if (m.tool_calls !== undefined && m.tool_calls !== null) {
       if (m.role !== 'assistant') throw badRequest(`${where}: only assistant messages have tool_calls`, `${where}.tool_calls`);
       const calls = toolCalls(m.tool_calls, where);

@@ -7,6 +7,9 @@ import type { RendererOptions, RendererTable } from './registry-types';
 import { roleColonRenderers } from './role-colon';
 
 // ---- w20-families (gpt_oss, deepseekv3, deepseekv4_1): imports below ----
+import { deepseekV3Renderers } from './deepseek-v3';
+import { deepseekV4_1Renderers } from './deepseek-v4-1';
+import { gptOssRenderers } from './gpt-oss';
 
 
 // ---- w20-families2 (glm5_3, kimi_k2*, nemotron3*): imports below ----
@@ -20,6 +23,9 @@ const TABLES: readonly RendererTable[] = [
   llama3Renderers,
   qwen3Renderers,
   // ---- w20-families: entries below ----
+  gptOssRenderers,
+  deepseekV3Renderers,
+  deepseekV4_1Renderers,
 
 
   // ---- w20-families2: entries below ----
