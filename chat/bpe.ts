@@ -7,7 +7,7 @@ import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
 interface TokenizerJson {
-  added_tokens: { id: number; content: string }[];
+  added_tokens: { id: number; content: string; special?: boolean }[];
   normalizer: { type: string } | null;
   pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
@@ -44,6 +44,8 @@ export class BpeTokenizer implements Tokenizer {
   private readonly ranks = new Map<string, number>();
   private readonly added = new Map<string, number>();
   private readonly addedRegex: RegExp | null;
+  /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
+  private readonly plainAddedRegex: RegExp | null;
   private readonly splitRegex: RegExp;
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
@@ -72,8 +74,12 @@ export class BpeTokenizer implements Tokenizer {
       this.added.set(t.content, t.id);
       this.idToBytes[t.id] = new Uint8Array(Buffer.from(t.content, 'utf8'));
     }
-    const alternatives = [...this.added.keys()].sort((x, y) => y.length - x.length).map(escapeRegex);
-    this.addedRegex = alternatives.length ? new RegExp(alternatives.join('|'), 'g') : null;
+    const regexOf = (tokens: string[]) => {
+      const alternatives = tokens.sort((x, y) => y.length - x.length).map(escapeRegex);
+      return alternatives.length ? new RegExp(alternatives.join('|'), 'g') : null;
+    };
+    this.addedRegex = regexOf([...this.added.keys()]);
+    this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
     this.splitRegex = splitRegexOf(json);
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
@@ -84,11 +90,19 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   encode(text: string): number[] {
+    return this.encodeWith(text, this.addedRegex);
+  }
+
+  encodeLiteralSpecials(text: string): number[] {
+    return this.encodeWith(text, this.plainAddedRegex);
+  }
+
+  private encodeWith(text: string, addedRegex: RegExp | null): number[] {
     const out: number[] = [];
     let last = 0;
-    if (this.addedRegex) {
-      this.addedRegex.lastIndex = 0;
-      for (let m = this.addedRegex.exec(text); m; m = this.addedRegex.exec(text)) {
+    if (addedRegex) {
+      addedRegex.lastIndex = 0;
+      for (let m = addedRegex.exec(text); m; m = addedRegex.exec(text)) {
         if (m.index > last) this.encodeOrdinary(text.slice(last, m.index), out);
         out.push(this.added.get(m[0])!);
         last = m.index + m[0].length;

@@ -1,7 +1,8 @@
 // The prompt tokens of an internal call, rendered once for every API (pure): chat messages with the policy's
 // renderer (tools declared as its template declares them), or a prompt given without chat template
 // (Completions). What the renderer cannot express is refused with a 400, never left out.
-import type { Renderer, Tokenizer } from '../chat';
+import { toInts, type Renderer, type Tokenizer } from '../chat';
+import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
 import type { InternalCall } from './internal-call';
 
@@ -40,16 +41,16 @@ export function usesTools(call: Pick<InternalCall, 'tools' | 'messages'>): boole
 
 export function buildPrompt(call: InternalCall, renderer: Renderer): Prompt {
   if (call.prompt) return rawPrompt(call.prompt, renderer.tokenizer);
-  if (usesTools(call) && !renderer.withTools) {
+  if (usesTools(call) && !renderer.createConversationPrefixWithTools) {
     throw badRequest(
-      `the policy's renderer ${renderer.name} cannot show tools or tool calls to the model (renderers that can: qwen3, qwen3_instruct, qwen3_disable_thinking, role_colon); send the call without tools`,
+      `the policy's renderer ${renderer.name} cannot show tools or tool calls to the model (it has no tool format in tinker-cookbook); send the call without tools`,
       'tools',
       'tools_not_supported',
     );
   }
-  const messages = renderer.withTools && call.tools.length ? renderer.withTools(call.messages, call.tools) : call.messages;
   try {
-    return { tokens: renderer.buildGenerationPrompt(messages), stop: renderer.stopSequences(), raw: false };
+    const messages = withToolDeclarations(renderer, call.messages, call.tools);
+    return { tokens: toInts(renderer.buildGenerationPrompt(messages)), stop: renderer.getStopSequences(), raw: false };
   } catch (err) {
     throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
   }

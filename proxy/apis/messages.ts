@@ -3,7 +3,7 @@
 // `stream` (Anthropic's SSE events). The answer is a `message` with text and tool_use blocks, plus
 // prompt_token_ids, token_ids and token_logprobs; errors are in Anthropic's format.
 import { randomBytes } from 'node:crypto';
-import { withoutToolCallBlocks } from '../../chat/renderers/tool-call';
+import { withoutToolCallBlocks } from '../../chat/renderers/tool-call-json';
 import type { InternalAnswer } from '../answer';
 import { badRequest, type ApiError } from '../errors';
 import type { AgentApi, ParsedRequest } from './api';

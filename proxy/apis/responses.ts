@@ -3,7 +3,7 @@
 // Responses event stream), `store` and `previous_response_id` (responses-store.ts). The answer is a `response`
 // object whose output is a message and/or function calls, plus prompt_token_ids, token_ids and token_logprobs.
 import type { Message } from '../../chat';
-import { withoutToolCallBlocks } from '../../chat/renderers/tool-call';
+import { withoutToolCallBlocks } from '../../chat/renderers/tool-call-json';
 import type { AnswerChoice, InternalAnswer } from '../answer';
 import { badRequest, type ApiError } from '../errors';
 import type { InternalCall } from '../internal-call';
