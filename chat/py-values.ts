@@ -8,9 +8,10 @@
 // JavaScript object: an int when integral, else a float), arrays, Map (a parsed object, keys in order) or plain
 // objects.
 
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
+import { PyFloat } from './py-json';
+
+// One float class for both modules, so values read by either print alike.
+export { PyFloat };
 
 export type PyValue = null | boolean | string | number | bigint | PyFloat | PyValue[] | Map<string, PyValue> | { [k: string]: PyValue };
 

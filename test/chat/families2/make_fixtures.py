@@ -198,7 +198,16 @@ def main():
                         entry["termination"] = res[1].value
                     rec["responses"].append(entry)
             out[name] = rec
-    json.dump(out, sys.stdout, ensure_ascii=False, separators=(",", ":"))
+    toks = {}
+    for family in FAMILIES:
+        directory = os.path.join(tokdir, family)
+        tok = KimiTestTokenizer(directory) if family == "kimi" else hf_tokenizer(directory)
+        encode = (lambda s: tok.encode(s)) if family == "kimi" else (lambda s: tok.encode(s, add_special_tokens=False))
+        ids = [encode(t) for t in corpus["texts"]]
+        # every prefix of the ids decoded: cut UTF-8 sequences become U+FFFD as the tokenizer decodes them
+        prefixes = [[tok.decode(i[:k]) for k in range(len(i) + 1)] for i in ids]
+        toks[family] = {"ids": ids, "decoded_prefixes": prefixes}
+    json.dump({"renderers": out, "tokenizers": toks}, sys.stdout, ensure_ascii=False, separators=(",", ":"))
 
 
 if __name__ == "__main__":
