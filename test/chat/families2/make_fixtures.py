@@ -163,7 +163,7 @@ def main():
                 c = {"messages": [message_json(m) for m in msgs]}
                 base = [{k: v for k, v in m.items() if k != "trainable"} for m in msgs]
                 cuts = [i for i, m in enumerate(base) if m["role"] == "assistant"] + [len(base)]
-                c["prompts"] = [attempt(lambda i=i: {"at": i, "tokens": ints(r.build_generation_prompt(base[:i]))}) for i in cuts]
+                c["prompts"] = [{"at": i, **attempt(lambda i=i: {"tokens": ints(r.build_generation_prompt(base[:i]))})} for i in cuts]
                 sup = {}
                 for mode in TrainOnWhat:
                     if (mode == TrainOnWhat.CUSTOMIZED) != ("trainable" in conv):

@@ -26,7 +26,7 @@ interface Expected {
     string,
     {
       messages: Message[];
-      prompts: ({ at: number; tokens: number[] } | Err)[];
+      prompts: ({ at: number } & ({ tokens: number[] } | Err))[];
       supervised: Record<string, { example: Ex | Err; examples: Ex[] | Err }>;
     }
   >;
@@ -92,8 +92,7 @@ for (const [name, want] of Object.entries(expected)) {
       const base = messages.map(({ trainable: _t, ...m }) => m as Message);
 
       for (const p of w.prompts) {
-        if (isErr(p)) continue;
-        same(outcome(() => toInts(r.buildGenerationPrompt(base.slice(0, p.at)))), p.tokens, `${conv.id}: generation prompt before message ${p.at}`);
+        same(outcome(() => toInts(r.buildGenerationPrompt(base.slice(0, p.at)))), 'tokens' in p ? p.tokens : p, `${conv.id}: generation prompt before message ${p.at}`);
       }
       for (const [mode, s] of Object.entries(w.supervised)) {
         const one = outcome(() => got(r.buildSupervisedExample(messages, mode as TrainOnWhat)));
