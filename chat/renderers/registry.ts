@@ -13,6 +13,11 @@ import { gptOssRenderers } from './gpt-oss';
 
 
 // ---- w20-families2 (glm5_3, kimi_k2*, nemotron3*): imports below ----
+import { glm53Renderers } from './glm5-3';
+import { kimiK2Renderers } from './kimi-k2';
+import { kimiK25Renderers } from './kimi-k25';
+import { kimiK26Renderers } from './kimi-k26';
+import { nemotron3Renderers } from './nemotron3';
 
 
 // ---- w20-vision (qwen3_vl*, qwen3_5*, qwen3_8*): imports below ----
@@ -29,6 +34,11 @@ const TABLES: readonly RendererTable[] = [
 
 
   // ---- w20-families2: entries below ----
+  glm53Renderers,
+  kimiK2Renderers,
+  kimiK25Renderers,
+  kimiK26Renderers,
+  nemotron3Renderers,
 
 
   // ---- w20-vision: entries below ----
