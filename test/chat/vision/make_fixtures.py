@@ -61,6 +61,7 @@ IMAGES = [
     image_uri(1000, 30, "PNG", (200, 200, 0)),
     image_uri(5000, 4000, "PNG", (1, 2, 3)),
     image_uri(333, 517, "JPEG", (90, 60, 30)),
+    image_uri(2000, 80, "PNG", (5, 5, 5)),  # 80/32 = 2.5 and 2000/32 = 62.5: Python rounds both halves to even
 ]
 
 
@@ -80,7 +81,7 @@ TOOLS = [
 CONVERSATIONS = [
     [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": "4"}],
     [{"role": "user", "content": [{"type": "text", "text": "What is in this picture? "}, img(2)]}, {"role": "assistant", "content": "A blue square."}],
-    [{"role": "user", "content": [img(0), img(1), {"type": "text", "text": "Compare."}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Red vs green."}, {"type": "text", "text": "Different colours."}]}],
+    [{"role": "user", "content": [img(0), img(1), {"type": "text", "text": "Compare."}, img(7)]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Red vs green."}, {"type": "text", "text": "Different colours."}]}],
     [
         {"role": "system", "content": "  You see images.  "},
         {"role": "user", "content": [img(3), {"type": "text", "text": "  describe  "}]},
