@@ -127,3 +127,14 @@ export function imageToChunk(image: string, processor: Pick<VisionProcessor, 'im
   const img = decodeImage(image);
   return { type: 'image', data: img.bytes.toString('base64'), format: img.format, expected_tokens: processor.imageTokens(img.width, img.height) };
 }
+
+/**
+ * The image processor of a vision model (cookbook `get_image_processor(model_name)`), by model name; undefined for
+ * a model whose images we cannot count (text models, and vision families whose processor is not written here).
+ */
+export function imageProcessorFor(modelName: string): VisionProcessor | undefined {
+  const name = modelName.split(':')[0]!;
+  // Qwen3.6 and Qwen3.8 keep Qwen3.5's preprocessor (cookbook model_info), and Qwen3.5 Qwen3-VL's.
+  if (/^Qwen\/Qwen3(-VL-|\.[568]-)/.test(name)) return QWEN3_VL_IMAGE_PROCESSOR;
+  return undefined;
+}

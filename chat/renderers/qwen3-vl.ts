@@ -46,6 +46,10 @@ export class Qwen3VLRenderer extends Qwen3Renderer {
     this.mergeTextChunks = opts.mergeTextChunks ?? true;
   }
 
+  get seesImages(): boolean {
+    return this.imageProcessor !== null;
+  }
+
   protected qwenRole(m: Message): string {
     return m.role === 'tool' ? 'user' : m.role;
   }
