@@ -9,26 +9,80 @@ import type { Tokenizer } from './types';
 interface TokenizerJson {
   added_tokens: { id: number; content: string; special?: boolean }[];
   normalizer: { type: string } | null;
-  pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
+  pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
+}
+
+interface PreTokenizer {
+  type: string;
+  pretokenizers?: PreTokenizer[];
+  pattern?: { Regex?: string; String?: string };
+  behavior?: string;
 }
 
 export interface BpeOptions {
   name: string;
   bosToken: string | null;
   eosToken: string | null;
+  /** transformers' clean_up_tokenization_spaces (tokenizer_config.json): decode drops the space before punctuation. */
+  cleanUpTokenizationSpaces?: boolean;
+}
+
+/** transformers' `clean_up_tokenization`, applied by decode when the tokenizer's config asks for it. */
+export function cleanUpTokenization(s: string): string {
+  return s
+    .replaceAll(' .', '.')
+    .replaceAll(' ?', '?')
+    .replaceAll(' !', '!')
+    .replaceAll(' ,', ',')
+    .replaceAll(" ' ", "'")
+    .replaceAll(" n't", "n't")
+    .replaceAll(" 'm", "'m")
+    .replaceAll(" 's", "'s")
+    .replaceAll(" 've", "'ve")
+    .replaceAll(" 're", "'re");
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
 const JS_CONTRACTIONS = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
 
-/** The split regex of the pre-tokenizer, rewritten for JavaScript (no scoped `(?i:` groups in Node 20). */
-export function splitRegexOf(json: TokenizerJson): RegExp {
+/**
+ * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20):
+ * a Sequence of Split (behavior Isolated) steps and a ByteLevel step without its own regex (Qwen, Llama 3,
+ * gpt-oss, DeepSeek V3 have this shape).
+ */
+export function splitRegexesOf(json: TokenizerJson): RegExp[] {
   const pre = json.pre_tokenizer;
-  const split = pre?.type === 'Sequence' ? pre.pretokenizers?.find((p) => p.type === 'Split') : undefined;
-  const source = split?.pattern?.Regex;
-  if (!source) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
-  return new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu');
+  const steps = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []) : pre ? [pre] : [];
+  const out: RegExp[] = [];
+  for (const p of steps) {
+    if (p.type === 'ByteLevel') continue;
+    const source = p.type === 'Split' ? p.pattern?.Regex : undefined;
+    if (!source || (p.behavior && p.behavior !== 'Isolated')) {
+      throw new Error(`tokenizer.json: pre-tokenizer ${p.type}${p.behavior ? ` (${p.behavior})` : ''} is not supported (only Split with a regex, Isolated, and ByteLevel)`);
+    }
+    out.push(new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
+  }
+  if (out.length === 0) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
+  return out;
+}
+
+/** Splits text at a regex's matches, keeping matches and the text between them as pieces (HF Isolated). */
+function splitIsolated(text: string, re: RegExp): string[] {
+  const out: string[] = [];
+  re.lastIndex = 0;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
 }
 
 function escapeRegex(s: string): string {
@@ -46,7 +100,8 @@ export class BpeTokenizer implements Tokenizer {
   private readonly addedRegex: RegExp | null;
   /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
   private readonly plainAddedRegex: RegExp | null;
-  private readonly splitRegex: RegExp;
+  private readonly splitRegexes: RegExp[];
+  private readonly cleanUp: boolean;
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
   private readonly cache = new Map<string, number[]>();
@@ -80,7 +135,8 @@ export class BpeTokenizer implements Tokenizer {
     };
     this.addedRegex = regexOf([...this.added.keys()]);
     this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
-    this.splitRegex = splitRegexOf(json);
+    this.splitRegexes = splitRegexesOf(json);
+    this.cleanUp = opts.cleanUpTokenizationSpaces === true;
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
   }
@@ -113,7 +169,8 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[]): string {
-    return Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
+    const text = Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
+    return this.cleanUp ? cleanUpTokenization(text) : text;
   }
 
   tokenBytes(id: number): Uint8Array {
@@ -130,20 +187,9 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   private encodeOrdinary(segment: string, out: number[]): void {
-    const text = this.nfc ? segment.normalize('NFC') : segment;
-    const re = this.splitRegex;
-    re.lastIndex = 0;
-    let last = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      if (m.index > last) this.encodeWord(text.slice(last, m.index), out);
-      this.encodeWord(m[0], out);
-      last = m.index + m[0].length;
-    }
-    if (last < text.length) this.encodeWord(text.slice(last), out);
+    let pieces = [this.nfc ? segment.normalize('NFC') : segment];
+    for (const re of this.splitRegexes) pieces = pieces.flatMap((p) => splitIsolated(p, re));
+    for (const p of pieces) this.encodeWord(p, out);
   }
 
   private encodeWord(word: string, out: number[]): void {
