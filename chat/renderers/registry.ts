@@ -21,6 +21,9 @@ import { nemotron3Renderers } from './nemotron3';
 
 
 // ---- w20-vision (qwen3_vl*, qwen3_5*, qwen3_8*): imports below ----
+import { qwen3_5Renderers } from './qwen3-5';
+import { qwen3_8Renderers } from './qwen3-8';
+import { qwen3VlRenderers } from './qwen3-vl';
 
 
 const TABLES: readonly RendererTable[] = [
@@ -42,6 +45,9 @@ const TABLES: readonly RendererTable[] = [
 
 
   // ---- w20-vision: entries below ----
+  qwen3VlRenderers,
+  qwen3_5Renderers,
+  qwen3_8Renderers,
 
 
 ];
