@@ -10,7 +10,7 @@ import { feedback, GUESS_INTRO, guessReward, parseGuess, type GuessTask } from '
 import type * as activities from './activities';
 
 const { judgeGuess, lookUpGreeting } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '2 seconds' },
 });
 
