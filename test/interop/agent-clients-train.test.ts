@@ -108,7 +108,9 @@ async function play(client: ClientName, endpoint: string, model: string, questio
       return typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
     }
     case 'openai-agents': {
-      const provider = new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: base(endpoint, true), apiKey: KEY }) as never });
+      // On Chat Completions: on Responses the JS Agents SDK fails every answer the run's maxTokens cuts short
+      // (status "incomplete", as OpenAI reports it), and the test model's answers always run to that limit.
+      const provider = new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: base(endpoint, true), apiKey: KEY }) as never, useResponses: false });
       const getWeather = agentsTool({ name: 'weather', description: 'The weather in a city.', parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
       const agent = new Agent({ name: 'assistant', instructions: 'Answer briefly.', model, tools: [getWeather] });
       const res = await new Runner({ modelProvider: provider, tracingDisabled: true }).run(agent, question, { maxTurns: 3, signal });
