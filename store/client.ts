@@ -34,6 +34,14 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Routing of a dequeue (see store/rollout-ops.ts DequeueFilter). */
+export interface DequeueRouting {
+  /** Take only rollouts routed to this agent (their metadata's `agl_agent`); without it, only unrouted ones. */
+  agent?: string | null;
+  /** Take only rollouts whose idempotency key starts with this. */
+  keyPrefix?: string | null;
+}
+
 export interface EnqueueOptions extends CallOptions {
   mode?: RolloutMode | null;
   resourcesId?: string | null;
@@ -206,16 +214,18 @@ export class StoreClient {
 
   // ------------------------------------------------------------------ rollouts (runner side)
 
-  async dequeueRollout(workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout | null> {
+  async dequeueRollout(workerId?: string | null, opts?: CallOptions & DequeueRouting): Promise<AttemptedRollout | null> {
     const [first] = await this.dequeueRollouts(1, workerId, opts);
     return first ?? null;
   }
 
   /** Not retried once the request may have reached the server: a lost answer must not dequeue twice. */
-  dequeueRollouts(limit: number, workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout[]> {
-    const body: { limit: number; worker_id?: string } = { limit };
+  dequeueRollouts(limit: number, workerId?: string | null, opts?: CallOptions & DequeueRouting): Promise<AttemptedRollout[]> {
+    const body: { limit: number; worker_id?: string; agent?: string; key_prefix?: string } = { limit };
     if (workerId) body.worker_id = workerId;
-    return this.post('/v1/agl/queues/rollouts/dequeue', body, { ...opts, retry: 'connect-only' });
+    if (opts?.agent) body.agent = opts.agent;
+    if (opts?.keyPrefix) body.key_prefix = opts.keyPrefix;
+    return this.post('/v1/agl/queues/rollouts/dequeue', body, { timeoutMs: opts?.timeoutMs, signal: opts?.signal, retry: 'connect-only' });
   }
 
   startAttempt(rolloutId: string, workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout> {

@@ -55,7 +55,7 @@ export class LightningStore {
   // rollouts
   enqueueRollouts(reqs: EnqueueRolloutRequest[], idempotencyKeys: (string | null)[] = []): Rollout[] { return rollouts.enqueueRollouts(this.s, reqs, idempotencyKeys); }
   startRollout(req: StartRolloutRequest, idempotencyKey: string | null = null): AttemptedRollout { return rollouts.startRollout(this.s, req, idempotencyKey); }
-  dequeue(limit: number, workerId: string | null): AttemptedRollout[] { return rollouts.dequeue(this.s, limit, workerId); }
+  dequeue(limit: number, workerId: string | null, filter: rollouts.DequeueFilter = {}): AttemptedRollout[] { return rollouts.dequeue(this.s, limit, workerId, filter); }
   startAttempt(rolloutId: string, workerId: string | null): AttemptedRollout { return rollouts.startAttempt(this.s, rolloutId, workerId); }
   getRolloutById(rolloutId: string): Rollout | AttemptedRollout | null { return rollouts.getRolloutById(this.s, rolloutId); }
   queryRollouts(q: rollouts.RolloutQuery): PaginatedResult<Rollout | AttemptedRollout> { return rollouts.queryRollouts(this.s, q); }

@@ -114,7 +114,7 @@ export function buildRoutes(store: LightningStore): Route[] {
   add('POST', '/queues/rollouts/dequeue', ({ body }) => {
     const req = validate(S.DequeueSchema, body) ?? {};
     const limit = req.limit ?? 1;
-    return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null));
+    return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null, { agent: req.agent ?? null, keyPrefix: req.key_prefix ?? null }));
   });
 
   add('POST', '/rollouts', ({ body, headers }) => {

@@ -31,7 +31,13 @@ export const EnqueueManySchema = z.object({ rollouts: z.array(EnqueueRolloutSche
 export const StartRolloutSchema = EnqueueRolloutSchema.extend({ worker_id: z.string().nullable().optional() });
 
 export const DequeueSchema = z
-  .object({ limit: z.number().int().optional(), worker_id: z.string().nullable().optional() })
+  .object({
+    limit: z.number().int().optional(),
+    worker_id: z.string().nullable().optional(),
+    // Ours (routing): only rollouts routed to this agent, and whose idempotency key starts with key_prefix.
+    agent: z.string().min(1).nullable().optional(),
+    key_prefix: z.string().min(1).nullable().optional(),
+  })
   .nullable()
   .optional();
 
