@@ -12,6 +12,8 @@ import { checkpoint, configure, parseAssignments, pause, requireRunning, resume,
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
 import { reportCommand } from './cli/report-command';
+import { DEFAULT_STORE_URL, exportCommand } from './cli/export-command';
+import { closeServices } from './activities/services';
 import { CommandError, explain, failureMessage, requireServer } from './cli/mistakes';
 import { resultLine } from './cli/result-line';
 import { connectionProblem } from './cli/connection-problem';
@@ -39,6 +41,9 @@ commands:
   list                   training runs known to Temporal
   report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
                          --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
+  export <run>           write the run's files (metrics.jsonl, checkpoints.jsonl, trace, config, report.html) from
+                         the store into --dir D (default ./<runName>); again later, appends only what is new
+                         (--store URL, default $AGL_STORE_URL or http://127.0.0.1:4747; AGL_STORE_TOKEN)
   ping                   run a health-check workflow on the worker
 
 <run> is a runName or a workflow id (agl-run-<runName>). Batches count from 0, as metrics.jsonl's step.
@@ -74,6 +79,8 @@ async function main(): Promise<void> {
         out: { type: 'string' },
         fresh: { type: 'boolean' },
         help: { type: 'boolean' },
+        dir: { type: 'string' },
+        store: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -249,6 +256,12 @@ async function main(): Promise<void> {
     case 'report': {
       const file = await reportCommand(rest, parsed.values.out, settings, () => connect(settings));
       process.stdout.write(`report: ${file}\n`);
+      return;
+    }
+    case 'export': {
+      const dir = await exportCommand(rest[0], parsed.values.dir, parsed.values.store ?? process.env.AGL_STORE_URL ?? DEFAULT_STORE_URL);
+      process.stdout.write(`exported to ${dir}\n`);
+      await closeServices();
       return;
     }
     case 'ping': {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { numBatches } from '../config/dataset';
 import { ConfigError } from '../config/errors';
 import { validateRunConfig } from '../config/load';
@@ -9,6 +9,7 @@ import type { RunSettings } from '../workflows/run-types';
 import type { PreparedRun } from './types';
 import { DatasetMismatchError, snapshotDataset } from './dataset-snapshot';
 import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from './run-files';
+import { keepRunFile } from './run-records';
 
 /**
  * The run's first step: validates the config (a run started with `temporal workflow start --input-file` gets the
@@ -39,6 +40,9 @@ export async function prepareRun(raw: RunConfigInput): Promise<PreparedRun> {
   if (!existsSync(paths.config)) writeFileAtomic(paths.config, JSON.stringify(settings, null, 2));
   // A run resumed after a crash: files a dead worker left with a torn last line are valid JSONL again at once.
   await withRunDirLock(paths.dir, () => [paths.metrics, paths.checkpoints, paths.trace].forEach(cutTornTail));
+  // Workers on other hosts read these from the store (run-records.ts localRunFile).
+  await keepRunFile(settings, 'config.json', readFileSync(paths.config, 'utf8'));
+  await keepRunFile(settings, 'dataset.json', readFileSync(paths.dataset, 'utf8'));
   return {
     settings,
     numBatches: numBatches(snap.snapshot.trainPlan),
