@@ -7,7 +7,7 @@ import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
 export interface TokenizerJson {
-  added_tokens: { id: number; content: string; special?: boolean }[];
+  added_tokens: { id: number; content: string; special?: boolean; [field: string]: unknown }[];
   normalizer: { type: string } | null;
   pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
