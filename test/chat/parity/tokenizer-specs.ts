@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allModels } from '../../../chat/models';
-import { findTokenizerFiles, type TokenizerConfig, type TokenizerFiles } from '../../../chat/tokenizer-files';
+import { findTokenizerFiles, tokenizerJsonPath, type TokenizerConfig, type TokenizerFiles } from '../../../chat/tokenizer-files';
 
 export interface TokenizerSpec {
   /** What the renderer is checked with, for the report. */
@@ -27,7 +27,8 @@ function specOf(label: string, files: TokenizerFiles, name: string): TokenizerSp
   return {
     label,
     files,
-    py: { file: path.join(files.dir, 'tokenizer.json'), bos: text(files.config.bos_token), eos: text(files.config.eos_token), cleanup: files.config.clean_up_tokenization_spaces === true, name },
+    // A patched npm file (DeepSeek V3.1 / V4 = V3's file plus the release's tokens) is written out for Python.
+    py: { file: tokenizerJsonPath(files, path.join(ROOT, '.data', 'parity-tokenizers', 'patched')), bos: text(files.config.bos_token), eos: text(files.config.eos_token), cleanup: files.config.clean_up_tokenization_spaces === true, name },
   };
 }
 
