@@ -58,9 +58,17 @@ function synthetic(renderer: string): TokenizerSpec | null {
   return specOf(`synthetic (Qwen3 BPE + ${prefix}* special tokens)`, { dir, origin: 'synthetic', config }, `synthetic/${prefix}`);
 }
 
+/** Renderers no registry model recommends, checked with the tokenizer of a sibling that one does. */
+const SIBLINGS: Record<string, string> = {
+  gpt_oss_low_reasoning: 'gpt_oss_medium_reasoning',
+  gpt_oss_high_reasoning: 'gpt_oss_medium_reasoning',
+  deepseekv3_disable_thinking: 'deepseekv3',
+};
+
 /** The tokenizer a renderer is checked with, or null when there is none (then the renderer is not checked). */
 export function tokenizerSpecFor(renderer: string): TokenizerSpec | null {
-  const model = allModels().find((m) => m.recommendedRenderers.includes(renderer));
+  const via = SIBLINGS[renderer] ?? renderer;
+  const model = allModels().find((m) => m.recommendedRenderers.includes(via));
   if (model) {
     const files = findTokenizerFiles(model.name);
     if (files && existsSync(path.join(files.dir, 'tokenizer.json'))) return specOf(`${model.name} (${files.origin})`, files, model.name);
