@@ -202,8 +202,9 @@ async function loadConfigOrExit(file: string | undefined) {
   if (!file) throw new UsageError(`client ${context.command}: needs a run config file, e.g. agents/examples/hello.run.json`);
   try {
     // Also against the trainer it names (model served, credential); notes say what could not be checked.
-    const { cfg, notes } = await checkRunConfigFile(file);
+    const { cfg, notes, warnings } = await checkRunConfigFile(file);
     for (const note of notes) process.stderr.write(`note: ${note}\n`);
+    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
     return cfg;
   } catch (err) {
     if (err instanceof ConfigError) {
