@@ -9,7 +9,6 @@ import type { RunSettings } from '../workflows/run-types';
 import { runKey } from './rollout-batch';
 import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from './run-files';
 import { storeFor } from './services';
-import { configuredFile } from '../report/run-data';
 
 /** How a record is found again: (kind, step, key). */
 export interface RecordId {
@@ -109,7 +108,7 @@ export async function importLocalRecords(settings: RunSettings): Promise<void> {
   }
   // Old trace events name no step; their key tells them apart.
   for (const l of lines(paths.trace)) records.push({ kind: 'trace', step: 0, key: traceKey(l), body: l });
-  for (const l of lines(configuredFile(settings.logPath))) records.push({ kind: 'configured', step: stepOf(l), body: l });
+  for (const l of lines(paths.configured)) records.push({ kind: 'configured', step: stepOf(l), body: l });
   const store = storeFor(settings);
   for (let i = 0; i < records.length; i += 1000) await store.putRunRecords(runKey(settings), records.slice(i, i + 1000));
   writeFileAtomic(path.join(paths.steps, IMPORTED_MARK), `${new Date().toISOString()} ${records.length} records to ${store.baseUrl} as run ${runKey(settings)}\n`);
