@@ -32,6 +32,9 @@ export function runExports(logPath: string): Export[] {
   ];
 }
 
+/** Records this process's exports read from the store (so a test can see an export read only what is new). */
+export const exportCounts = { recordsRead: 0 };
+
 /** The file's size; -1 when there is none. */
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : -1);
 
@@ -92,7 +95,10 @@ export async function exportRunFiles(settings: RunSettings, logPath = settings.l
   const seqs = new Map<RunRecordKind, number>();
   for (const ex of exports) seqs.set(ex.kind, await cursorOf(settings, ex));
   const newMetrics: RunRecord[] = [];
+  let readThrough = 0;
   for await (const page of recordsAfter(settings, exports.map((e) => e.kind), Math.min(...seqs.values()))) {
+    readThrough = page[page.length - 1]!.seq;
+    exportCounts.recordsRead += page.length;
     for (const ex of exports) {
       const mine = page.filter((r) => r.kind === ex.kind && r.seq > seqs.get(ex.kind)!);
       if (mine.length === 0) continue;
@@ -101,7 +107,8 @@ export async function exportRunFiles(settings: RunSettings, logPath = settings.l
       if (ex.kind === 'metrics') newMetrics.push(...mine);
     }
   }
-  // A file that has no records yet (configured.jsonl of a run never configured) is up to date as well.
-  for (const ex of exports) cursors.set(cursorKey(settings, ex), { size: sizeOf(ex.file), seq: seqs.get(ex.kind)! });
+  // Every file is up to date through the last record read, those with no record of their kind since included
+  // (configured.jsonl of a run never configured): the next export starts there, not where their kind last was.
+  for (const ex of exports) cursors.set(cursorKey(settings, ex), { size: sizeOf(ex.file), seq: Math.max(seqs.get(ex.kind)!, readThrough) });
   return newMetrics;
 }
