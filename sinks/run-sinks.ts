@@ -128,7 +128,8 @@ export function writeStepSinks(settings: RunSettings, where: RunLocation, added:
   if (ok) caughtUp.add(id);
   else caughtUp.delete(id);
   const last = rows.length ? Math.max(...rows.map((r) => r.step)) : undefined;
-  if (added === 'all' || last === undefined || reportDue(reportedAt.get(id), last)) {
+  // An export with no new step (a checkpoint row) waits for the next due rewrite, or the final one.
+  if (added === 'all' || (last !== undefined && reportDue(reportedAt.get(id), last))) {
     if (guarded('report', settings, () => writeRunReport(settings.logPath, where)) && last !== undefined) reportedAt.set(id, last);
   }
 }
