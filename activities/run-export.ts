@@ -8,9 +8,9 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, re
 import path from 'node:path';
 import type { RunRecord, RunRecordKind } from '../store/run-records';
 import type { RunSettings } from '../workflows/run-types';
-import { appendSynced } from '../sinks/append-synced';
+import { appendSynced } from '../records/append-synced';
 import { checkpointKey, findRecord, recordsAfter, traceKey, type RecordId } from './run-records';
-import { cutTornTail, parsePyJsonLine, runPaths } from './run-files';
+import { cutTornTail, parsePyJsonLine, runPaths } from '../records/run-files';
 import { runKey } from './rollout-batch';
 
 interface Export {

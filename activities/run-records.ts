@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { RunRecord, RunRecordInput, RunRecordKind } from '../store/run-records';
 import type { RunSettings } from '../workflows/run-types';
 import { runKey } from './rollout-batch';
-import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from './run-files';
+import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from '../records/run-files';
 import { storeFor } from './services';
 import { StoreHttpError } from '../store/client';
 

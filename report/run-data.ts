@@ -2,7 +2,7 @@
 // checkpoints.jsonl, config.json and configured.jsonl (the settings `configure` changed, per step).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readJsonl, runPaths } from '../activities/run-files';
+import { readJsonl, runPaths } from '../records/run-files';
 
 export type Row = Record<string, number>;
 

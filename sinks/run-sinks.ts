@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parsePyJsonLine, readJsonl, runPaths } from '../activities/run-files';
+import { parsePyJsonLine, readJsonl, runPaths } from '../records/run-files';
 import type { RunSettings } from '../workflows/run-types';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { writeRunReport } from '../report/write-report';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { exportCounts, exportRunFiles } from '../../activities/run-export';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { closeServices } from '../../activities/services';
 import { readStepRecord } from '../../activities/step-records';
 import type { PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';

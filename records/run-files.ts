@@ -4,7 +4,7 @@
 import { existsSync, fstatSync, mkdirSync, readFileSync, readSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { pyJsonDumps } from '../chat/py-json';
-import { appendSynced } from '../sinks/append-synced';
+import { appendSynced } from './append-synced';
 import { withDirLock } from './dir-lock';
 
 export interface RunPaths {
