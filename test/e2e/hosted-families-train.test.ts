@@ -89,6 +89,8 @@ function receivedTurns(datum: { model_input: { chunks: { type: string; tokens?: 
   });
   const target = datum.loss_fn_inputs.target_tokens!.data;
   const lp = datum.loss_fn_inputs.logprobs!.data;
+  assert.equal(input.length, target.length, 'one target per input position');
+  assert.deepEqual(input.slice(1), target.slice(0, -1), 'the input is the sequence, the targets the same shifted by one');
   const seq = [input[0]!, ...target];
   const isAction = [false, ...lp.map((x) => x !== 0)];
   const turns: string[] = [];
