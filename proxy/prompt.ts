@@ -5,6 +5,7 @@ import { isTextOnly, toInts, type Message, type ModelInputChunk, type Renderer, 
 import { IMAGE_PLACEHOLDER_TOKEN } from '../tinker/wire/types';
 import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
+import type { InternalAnswer } from './answer';
 import type { InternalCall } from './internal-call';
 
 export interface Prompt {
@@ -69,6 +70,17 @@ export function buildPrompt(call: InternalCall, renderer: Renderer): Prompt {
   } catch (err) {
     throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
   }
+}
+
+/** The images of a chunked prompt at their positions in its flat view. */
+export function promptImages(chunks: readonly ModelInputChunk[]): NonNullable<InternalAnswer['promptImages']> {
+  const out: NonNullable<InternalAnswer['promptImages']> = [];
+  let at = 0;
+  for (const c of chunks) {
+    if (c.type === 'image') out.push({ at, data: c.data, format: c.format, expected_tokens: c.expected_tokens });
+    at += c.type === 'image' ? c.expected_tokens : c.tokens.length;
+  }
+  return out;
 }
 
 function hasImage(m: Message): boolean {
