@@ -79,7 +79,14 @@ export function reconstructTransitions(triplets: readonly Triplet[]): Reconstruc
     }
     metrics['reward/not_null'] = triplet.reward !== null && triplet.reward !== undefined ? 1.0 : 0.0;
 
-    const obImages = imagesOf(triplet.prompt.images, promptIds.length);
+    let obImages: SequenceImage[] | undefined;
+    try {
+      obImages = imagesOf(triplet.prompt.images, promptIds.length);
+    } catch {
+      // The prompt's ids mean nothing without their images: as a triplet without usable token ids.
+      notes.skippedNoTokenIds += 1;
+      return;
+    }
     transitions.push({
       ...(obImages ? { obImages } : {}),
       ob: [...promptIds],

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sequenceChunks, trajectoryToData } from '../../rl/datums';
+import { reconstructTransitions } from '../../rl/transitions';
 import type { SequenceImage, Transition } from '../../rl/types';
 
 const img = (at: number, data: string, n = 3): SequenceImage => ({ at, data, format: 'png', expected_tokens: n });
@@ -40,4 +41,14 @@ test('an image added by a later turn joins the datum at its position; text-only 
   assert.deepEqual(d!.images, [img(4, 'CCCC')]);
   assert.equal(trajectoryToData({ transitions: [first], finalOb: [] }, 1)[0]!.images, undefined);
   assert.throws(() => sequenceChunks([1, 2], [img(1, 'AAAA')]), /does not fit/);
+});
+
+test('triplets: the proxy\'s images become the observation\'s; images that do not fit the prompt skip the triplet, counted', () => {
+  const good = { at: 1, data: 'AAAA', format: 'png', expected_tokens: 2 };
+  const triplet = (images: unknown) => ({ prompt: { token_ids: [1, 0, 0, 2], images }, response: { token_ids: [3], logprobs: [{ token: 'x', logprob: -1 }] }, reward: 1, metadata: {} });
+  const ok = reconstructTransitions([triplet([good]) as never]);
+  assert.deepEqual(ok.trajectory.transitions[0]!.obImages, [good]);
+  const bad = reconstructTransitions([triplet([{ ...good, at: 3 }]) as never]);
+  assert.equal(bad.trajectory.transitions.length, 0);
+  assert.equal(bad.notes.skippedNoTokenIds, 1);
 });
