@@ -11,7 +11,7 @@ import type { PolicyManager } from './policy';
 import { leasePolicy, rendererOf } from './policy-registry';
 import type { PolicyRegistry } from './policy-registry';
 import type { PolicySpec } from './policy-spec';
-import { buildPrompt } from './prompt';
+import { buildPrompt, promptImages } from './prompt';
 import { answerFromSpan } from './recorded';
 import { requestFingerprint } from './replay';
 import type { ChatRequest, SamplingOverrides } from './request';
@@ -196,6 +196,7 @@ async function sampleAndRecord(
         rawStops: prompt.raw ? (prompt.stop as number[]) : undefined,
         toolCallIdPrefix: call.toolCallIdPrefix,
       });
+      if (prompt.chunks) answer.promptImages = promptImages(prompt.chunks);
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }
