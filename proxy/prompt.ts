@@ -6,7 +6,7 @@ import { IMAGE_PLACEHOLDER_TOKEN } from '../tinker/wire/types';
 import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
 import type { InternalAnswer } from './answer';
-import type { InternalCall } from './internal-call';
+import type { InternalCall } from './call-types';
 
 export interface Prompt {
   /** Token ids; with images, the flat view (an image's positions hold IMAGE_PLACEHOLDER_TOKEN). */

@@ -5,7 +5,7 @@
 // The same span for every API (`agl.api` names it), so training treats their calls alike.
 import { randomBytes } from 'node:crypto';
 import type { InternalAnswer } from './answer';
-import type { InternalCall } from './internal-call';
+import type { InternalCall } from './call-types';
 import type { PolicySpec } from './policy-spec';
 import { stopSequenceAttribute } from './recorded';
 import type { AttributeValue, Span } from '../store/types';
