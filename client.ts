@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     case 'status': {
       const h = await namedRun();
       const s = await status(h);
-      if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
+      if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n${s.waiting ? `waiting: ${s.waiting}\n` : ''}`);
       else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
       else {
         // A run that failed, was terminated or timed out: why, and a non-zero exit.

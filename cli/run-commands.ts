@@ -53,12 +53,30 @@ export function runHandle(client: Client, runOrWorkflowId: string): WorkflowHand
 /** Where a run is (its progress), how it finished (its result), or how it ended otherwise (`ended`: why it failed). */
 export async function status(
   handle: WorkflowHandle<typeof trainingRun>,
-): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string }> {
+): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string; waiting?: string }> {
   const d = await handle.describe();
   const state = d.status.name;
-  if (state === 'RUNNING') return { state, progress: await handle.query(progressQuery) };
+  if (state === 'RUNNING') {
+    const waiting = rolloutsWaitingFor(d.raw.pendingActivities ?? []);
+    return { state, progress: await handle.query(progressQuery), ...(waiting ? { waiting } : {}) };
+  }
   if (state === 'COMPLETED') return { state, result: await handle.result() };
   return { state, ended: await endedHow(handle, state) };
+}
+
+/** Why the rollouts a collect activity waits on may wait for ever, from its heartbeat details (`waiting`). */
+function rolloutsWaitingFor(pending: { heartbeatDetails?: { payloads?: { data?: Uint8Array | null }[] | null } | null }[]): string | undefined {
+  for (const a of pending) {
+    const data = a.heartbeatDetails?.payloads?.[0]?.data;
+    if (!data?.length) continue;
+    try {
+      const details = JSON.parse(Buffer.from(data).toString('utf8')) as { waiting?: unknown };
+      if (typeof details?.waiting === 'string') return details.waiting;
+    } catch {
+      // not JSON: not ours
+    }
+  }
+  return undefined;
 }
 
 /** Throws a one-line CommandError when the run is not running (a finished run can be neither stopped nor steered). */
