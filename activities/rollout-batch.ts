@@ -130,6 +130,7 @@ export async function runRolloutBatch(
         waitingFor = await unservedNow(store, rolloutRoute(settings), signal);
         if (waitingFor && waitingFor !== before) log(waitingFor);
       }
+      if (served) waitingFor = served.waiting();
       const progress: Progress = { done: finished.size, of: requests.length, ...(waitingFor ? { waiting: waitingFor } : {}) };
       const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
       for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
