@@ -12,7 +12,7 @@ import { Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } fro
 import { agentWorkflowRoute, type AgentWorkflowConfig } from '../config/agent-workflow';
 import type { StoreClient } from '../store/client';
 import type { AttemptedRollout, Json } from '../store/types';
-import { rewardSpan } from '../agents/reward';
+import { rewardSpan } from '../store/reward-span';
 import { agentRolloutWorkflowId, type AgentRolloutMemo, type RolloutScope } from '../agents/temporal/rollout-ids';
 import type { RunSettings } from '../workflows/run-types';
 import { RUN_NAME } from '../workflows/search-attributes';

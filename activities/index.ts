@@ -1,6 +1,7 @@
 // Every activity the worker registers. Activities get their credentials from the worker's environment, never
 // from workflow history, so secrets stay out of history.
 import { healthActivities } from './health';
+import { cancelGroups } from './cancel-groups';
 import { collectGroup } from './collect-group';
 import { collectRollouts } from './collect-rollouts';
 import { initPolicy } from './init-policy';
@@ -21,6 +22,7 @@ export function createActivities() {
     runEvaluation,
     collectRollouts,
     collectGroup,
+    cancelGroups,
     trainStep,
     saveCheckpoint,
     logMetrics,

@@ -59,6 +59,21 @@ export const AsyncSchema = z.strictObject({
   maxStepsOffPolicy: z.number().int().min(0),
   /** groups_per_batch: groups each optimizer step trains on. */
   groupsPerBatch: z.number().int().min(1),
+  /**
+   * pipeline_depth (cookbook PR #822): how many steps sampling may run ahead of training, the typical staleness
+   * when sampling outpaces training; null = min(1, maxStepsOffPolicy). At most maxStepsOffPolicy.
+   */
+  pipelineDepth: z.number().int().min(0).nullable().default(null),
+  /**
+   * 'pace' (default): no group is discarded for staleness; sampling and steps pace themselves so none exceeds
+   * maxStepsOffPolicy. 'resample': a group finished too stale is sampled again (up to 3 times) then dropped; it
+   * biases training toward fast tasks and is kept for comparison (docs/async-bench.md).
+   */
+  staleRule: z.enum(['pace', 'resample']).default('pace'),
+}).superRefine((a, ctx) => {
+  if (a.pipelineDepth !== null && a.pipelineDepth > a.maxStepsOffPolicy) {
+    ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `must not be above maxStepsOffPolicy (${a.maxStepsOffPolicy}): no group may be more steps behind than that` });
+  }
 });
 
 export const RunConfigSchema = z
@@ -194,7 +209,18 @@ export const RunConfigSchema = z
       });
     }
   })
-  .transform((cfg) => ({ ...cfg, lossFn: lossFnOf(cfg) }));
+  .transform((cfg) => {
+    const lossFn = lossFnOf(cfg);
+    return { ...cfg, lossFn, lossFnConfig: cfg.lossFnConfig ?? DEFAULT_LOSS_FN_CONFIG[lossFn] ?? null };
+  });
+
+/**
+ * What a loss gets when the config gives no lossFnConfig, sent to the service as loss_fn_config: cispo's one-sided
+ * clip (tinker-cookbook PR #763: the ratio only capped above, at 4).
+ */
+export const DEFAULT_LOSS_FN_CONFIG: Partial<Record<RlLossFn, Record<string, number>>> = {
+  cispo: { clip_low_threshold: 0, clip_high_threshold: 4 },
+};
 
 /** The loss a run trains with: as configured, else 'ppo' for async runs and 'importance_sampling' otherwise. */
 function lossFnOf(cfg: { lossFn?: RlLossFn; async: unknown }): RlLossFn {

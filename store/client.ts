@@ -10,6 +10,7 @@ import type {
   RolloutConfig, RolloutMode, Span, StoreStatistics, UpdateAttemptRequest, UpdateRolloutRequest, Worker,
 } from './types';
 import { isTerminalRolloutStatus } from './types';
+import type { RunRecord, RunRecordInput, RunRecordQuery } from './run-records';
 import { httpRequest } from '../common/http-transport';
 
 export class StoreHttpError extends Error {
@@ -288,6 +289,23 @@ export class StoreClient {
 
   queryResources(q: QueryResourcesRequest = {}, opts?: CallOptions): Promise<PaginatedResult<ResourcesUpdate>> {
     return this.get('/v1/agl/resources', opts, { limit: -1, offset: 0, ...q } as RequestSpec['query']);
+  }
+
+  // ------------------------------------------------------------------ a training run's records (ours)
+
+  /** Writes records, each unless its (kind, step, key) exists; returns the one that stands for each. Safe to retry. */
+  putRunRecords(run: string, records: RunRecordInput[], opts?: CallOptions): Promise<RunRecord[]> {
+    return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/records`, { records }, opts);
+  }
+
+  /** One page (by seq, up to 1,000) of a run's records of one kind. */
+  runRecords(run: string, q: RunRecordQuery, opts?: CallOptions): Promise<RunRecord[]> {
+    return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/records/search`, q, opts);
+  }
+
+  /** Every run with records: per run and kind, how many and the last step. */
+  runsWithRecords(opts?: CallOptions): Promise<{ run: string; kind: string; count: number; last_step: number }[]> {
+    return this.get('/v1/agl/runs', opts);
   }
 
   // ------------------------------------------------------------------ workers

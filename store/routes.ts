@@ -179,6 +179,13 @@ export function buildRoutes(store: LightningStore): Route[] {
     const req = validate(S.NextSequenceSchema, body);
     return ok({ sequence_id: store.nextSequenceIds([req.rollout_id])[0] });
   });
+
+  // A training run's records (ours; store/run-records.ts).
+  add('GET', '/runs', () => ok(store.runRecordRuns()));
+  add('POST', '/runs/{run}/records', ({ params, body }) =>
+    ok(store.putRunRecords(params.run!, validate(S.PutRunRecordsSchema, body).records)));
+  add('POST', '/runs/{run}/records/search', ({ params, body }) =>
+    ok(store.queryRunRecords(params.run!, validate(S.QueryRunRecordsSchema, body))));
   return routes;
 }
 

@@ -171,3 +171,18 @@ export const QueryResourcesSchema = z.object({
   resources_id: optStr,
   resources_id_contains: optStr,
 });
+
+const runRecordKind = z.enum(['step', 'metrics', 'checkpoint', 'trace', 'configured', 'file']);
+const step = z.number().int().min(0);
+/** Run records (store/run-records.ts): written in one transaction, each kept once per (kind, step, key). */
+export const PutRunRecordsSchema = z.object({
+  records: z.array(z.object({ kind: runRecordKind, step, key: z.string().max(2000).optional(), body: z.string() })).max(10_000),
+});
+export const QueryRunRecordsSchema = z.object({
+  kind: runRecordKind.optional(),
+  kinds: z.array(runRecordKind).min(1).max(10).optional(),
+  after_seq: z.number().int().optional(),
+  step: step.optional(),
+  key: z.string().optional(),
+  limit: z.number().int().min(1).optional(),
+});

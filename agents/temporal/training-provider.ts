@@ -10,7 +10,7 @@ import type {
   EmbeddingModelV4, ImageModelV4, LanguageModelV4, LanguageModelV4CallOptions, ProviderV4,
 } from '@ai-sdk/provider';
 import { NoSuchModelError } from '@ai-sdk/provider';
-import { scopedProxyEndpoint } from '../llm-endpoint';
+import { scopedProxyEndpoint } from '../../store/llm-resource';
 import { rolloutScopeOf, type AgentRolloutMemo, type RolloutScope } from './rollout-ids';
 
 export interface TrainingProviderOptions {

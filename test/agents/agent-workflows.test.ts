@@ -17,7 +17,7 @@ import { rolloutScopeOf } from '../../agents/temporal/rollout-ids';
 import { prepareTrainingBatch, type Datum } from '../../rl';
 import { StoreClient } from '../../store/client';
 import type { Span } from '../../store/types';
-import { rewardOf } from '../../agents/reward';
+import { rewardOf } from '../../store/reward-span';
 import { helloReward } from '../../agents/examples/hello-task';
 import type { RunSettings } from '../../workflows/run-types';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
