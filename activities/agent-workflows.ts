@@ -23,6 +23,8 @@ import { proxyUrlFor, storeUrlFor } from './services';
 export const GRADE_WORKFLOW = 'aglGradeEpisode';
 
 export interface AgentWorkflowServer {
+  /** Why the agent workflows may wait for ever (no worker polls the agent's task queue), or null. */
+  waiting(): string | null;
   /** Stops taking attempts; workflows still running (the batch no longer needs them) are cancelled. */
   stop(): Promise<void>;
 }
@@ -53,6 +55,14 @@ export function serveAgentWorkflows(opts: ServeOptions): AgentWorkflowServer {
   const client = clientFor(ctx.client, settings.agentWorkflow.namespace);
   const inFlight = new Map<string, Promise<void>>();
   let wake: () => void = () => {};
+  let waiting: string | null = null;
+  let lastPollerCheck = 0;
+  const checkPollers = async () => {
+    if (Date.now() - lastPollerCheck < 10_000) return;
+    lastPollerCheck = Date.now();
+    waiting = await noAgentWorker(client, settings.agentWorkflow);
+    if (waiting) log(waiting);
+  };
 
   const follow = (rollout: AttemptedRollout) => {
     const key = `${rollout.rollout_id}/${rollout.attempt.attempt_id}`;
@@ -77,6 +87,7 @@ export function serveAgentWorkflows(opts: ServeOptions): AgentWorkflowServer {
         if (!both.aborted) log(`dequeue failed: ${(err as Error).message}`);
       }
       for (const r of taken) follow(r);
+      if (inFlight.size > 0) await checkPollers();
       if (taken.length === 0) {
         await Promise.race([sleep(250, both), new Promise<void>((r) => (wake = r))]);
       }
@@ -84,12 +95,28 @@ export function serveAgentWorkflows(opts: ServeOptions): AgentWorkflowServer {
   })();
 
   return {
+    waiting: () => waiting,
     async stop() {
       stopped.abort();
       await loop.catch(() => {});
       await Promise.all(inFlight.values());
     },
   };
+}
+
+/** Says so when no worker has polled the agent's task queue lately (its workflows would wait for ever). */
+async function noAgentWorker(client: Client, agent: AgentWorkflowConfig): Promise<string | null> {
+  try {
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: agent.taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    if ((res.pollers ?? []).length > 0) return null;
+    return `no worker polls the agent's task queue "${agent.taskQueue}" (namespace ${client.options.namespace}): its ${agent.type} workflows wait for one`;
+  } catch {
+    return null;
+  }
 }
 
 function clientFor(workerClient: Client, namespace: string | null): Client {

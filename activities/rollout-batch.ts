@@ -14,6 +14,7 @@ import { withHeartbeats } from './keep-alive';
 import { rolloutsByKeyPrefix } from './batch-ref';
 import { rolloutRoute } from '../config/agent-workflow';
 import { serveAgentWorkflows } from './agent-workflows';
+import { unservedNow } from './runner-presence';
 
 export interface RolloutRequest {
   /** Unique within the run: run/phase/batch/group/member. */
@@ -33,6 +34,8 @@ export interface RolloutRequest {
 interface Progress {
   done: number;
   of: number;
+  /** Why the rollouts may wait for ever: no runner of the run's agent is polling (runner-presence.ts). */
+  waiting?: string;
 }
 
 /** The prefix of this run's idempotency keys (see RunSettings.instanceId). */
@@ -107,6 +110,10 @@ export async function runRolloutBatch(
   // An agent workflow serves each rollout (run config agentWorkflow): this activity starts them itself.
   const agentWorkflow = settings.agentWorkflow;
   const served = agentWorkflow ? serveAgentWorkflows({ store, settings: { ...settings, agentWorkflow }, keyPrefix, signal, log }) : null;
+  // Runs served by runners: say so when none that could take their rollouts is polling (shown by `status`).
+  const checksRunners = !agentWorkflow && !settings.aglController;
+  let waitingFor: string | null = null;
+  let lastCheck = Date.now();
   try {
     let lastLog = 0;
     while (finished.size < requests.length) {
@@ -117,11 +124,18 @@ export async function runRolloutBatch(
       }
       // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
       // Heartbeat during the wait too, so a short heartbeat timeout (a dead worker noticed quickly) is safe.
-      const progress: Progress = { done: finished.size, of: requests.length };
+      if (checksRunners && Date.now() - lastCheck > 10_000) {
+        lastCheck = Date.now();
+        const before: string | null = waitingFor;
+        waitingFor = await unservedNow(store, rolloutRoute(settings), signal);
+        if (waitingFor && waitingFor !== before) log(waitingFor);
+      }
+      if (served) waitingFor = served.waiting();
+      const progress: Progress = { done: finished.size, of: requests.length, ...(waitingFor ? { waiting: waitingFor } : {}) };
       const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
       for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
       await fill();
-      heartbeat({ done: finished.size, of: requests.length } satisfies Progress);
+      heartbeat({ done: finished.size, of: requests.length, ...(waitingFor ? { waiting: waitingFor } : {}) } satisfies Progress);
       if (Date.now() - lastLog > 15_000) {
         lastLog = Date.now();
         log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);

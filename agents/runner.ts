@@ -27,6 +27,11 @@ export type AgentFunction<T = Json> = (task: T, ctx: AgentContext) => Promise<nu
 
 export interface RunnerOptions {
   storeUrl: string;
+  /**
+   * The agent this runner runs: it takes only rollouts of runs that name it (run config `agent`). Without it, only
+   * rollouts of runs that name no agent, so runners of one agent never serve another agent's run.
+   */
+  agent?: string;
   workerId?: string;
   client?: StoreClient;
   /** Pause between polls of an empty queue (ms, ±25% jitter). */
@@ -112,7 +117,7 @@ export class AgentRunner<T = Json> {
       while (!this.abort.signal.aborted && (this.options.maxRollouts === undefined || processed < this.options.maxRollouts)) {
         let rollout: AttemptedRollout | null = null;
         try {
-          rollout = await this.client.dequeueRollout(this.workerId, { timeoutMs: 10_000 });
+          rollout = await this.client.dequeueRollout(this.workerId, { timeoutMs: 10_000, agent: this.options.agent ?? null });
         } catch (err) {
           this.log(`dequeue failed: ${(err as Error).message}`);
         }
@@ -131,7 +136,7 @@ export class AgentRunner<T = Json> {
   private async heartbeat(): Promise<void> {
     try {
       await this.client.updateWorker(this.workerId, {
-        host: hostname(), pid: process.pid, runner: 'agl-temporal-ts', timestamp: new Date().toISOString(),
+        host: hostname(), pid: process.pid, runner: 'agl-temporal-ts', agent: this.options.agent ?? null, timestamp: new Date().toISOString(),
         succeeded: this.stats.succeeded, failed: this.stats.failed,
       }, { timeoutMs: 10_000 });
     } catch (err) {

@@ -59,20 +59,38 @@ export function runHandle(client: Client, runOrWorkflowId: string): WorkflowHand
 export async function status(
   handle: WorkflowHandle<typeof trainingRun>,
   trouble: () => Promise<string[]> = async () => [],
-): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string; trouble?: string[] }> {
+): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string; trouble?: string[]; waiting?: string }> {
   const d = await handle.describe();
   const state = d.status.name;
   if (state === 'RUNNING') {
-    const lines = await trouble();
-    if (blocksQueries(lines)) return { state, trouble: lines };
+    // Rollouts that may wait for ever (no runner of the run's agent, no worker on its agent workflow's queue).
+    const waiting = rolloutsWaitingFor(d.raw.pendingActivities ?? []);
+    const lines = [...(await trouble()), ...(waiting ? [`waiting: ${waiting}`] : [])];
+    const why = waiting ? { waiting } : {};
+    if (blocksQueries(lines)) return { state, trouble: lines, ...why };
     try {
-      return { state, progress: await handle.query(progressQuery), trouble: lines };
+      return { state, progress: await handle.query(progressQuery), trouble: lines, ...why };
     } catch (err) {
-      return { state, trouble: [...lines, `the run does not answer (${(err as Error).message.split('\n')[0]}); the worker's log says why`] };
+      return { state, trouble: [...lines, `the run does not answer (${(err as Error).message.split('\n')[0]}); the worker's log says why`], ...why };
     }
   }
   if (state === 'COMPLETED') return { state, result: await handle.result() };
   return { state, ended: await endedHow(handle, state) };
+}
+
+/** Why the rollouts a collect activity waits on may wait for ever, from its heartbeat details (`waiting`). */
+function rolloutsWaitingFor(pending: { heartbeatDetails?: { payloads?: { data?: Uint8Array | null }[] | null } | null }[]): string | undefined {
+  for (const a of pending) {
+    const data = a.heartbeatDetails?.payloads?.[0]?.data;
+    if (!data?.length) continue;
+    try {
+      const details = JSON.parse(Buffer.from(data).toString('utf8')) as { waiting?: unknown };
+      if (typeof details?.waiting === 'string') return details.waiting;
+    } catch {
+      // not JSON: not ours
+    }
+  }
+  return undefined;
 }
 
 /** Throws a one-line CommandError when the run is not running (a finished run can be neither stopped nor steered). */

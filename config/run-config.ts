@@ -198,6 +198,9 @@ export const RunConfigSchema = z
     if (cfg.agentWorkflow !== null && (cfg.agent !== null || cfg.aglController !== null)) {
       ctx.addIssue({ code: 'custom', path: ['agentWorkflow'], message: 'an agent workflow serves the rollouts: give agentWorkflow, agent or aglController, not several' });
     }
+    if (cfg.agentWorkflow !== null && cfg.rolloutTimeoutSeconds === null) {
+      ctx.addIssue({ code: 'custom', path: ['rolloutTimeoutSeconds'], message: 'agent workflows need a rollout timeout: it is their execution timeout, so that one never finishing cannot stall the run' });
+    }
     if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({
         code: 'custom',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildTrajectoryGroups } from '../../activities/trajectories';
 import { readJsonl, runPaths } from '../../records/run-files';
-import { startOrAttach } from '../../cli/run-commands';
+import { startOrAttach, status } from '../../cli/run-commands';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import type { RunConfig, RunConfigInput } from '../../config/run-config';
 import type { Stack } from '../../dev/stack';
@@ -308,4 +308,18 @@ test('cancelling a training run cancels its agent workflows', { timeout: 300_000
     if (statuses.every((s) => s === 'CANCELLED')) break;
   }
   assert.deepEqual(statuses, ['CANCELLED', 'CANCELLED'], 'the agent workflows were cancelled with their run');
+});
+
+test('a run whose agent task queue no worker polls says so in status', { timeout: 300_000 }, async () => {
+  const cfg = config('unpolled', { type: 'helloAgentWorkflow', taskQueue: `nobody-polls-${process.pid}` }, ['Gina']);
+  const run = await startOrAttach(temporal, taskQueue, cfg);
+  try {
+    let waiting: string | undefined;
+    for (const deadline = Date.now() + 120_000; !waiting && Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+      waiting = (await status(run.handle)).waiting;
+    }
+    assert.match(waiting ?? '', new RegExp(`no worker polls the agent's task queue "nobody-polls-${process.pid}" \\(namespace default\\): its helloAgentWorkflow workflows wait for one`));
+  } finally {
+    await run.handle.cancel();
+  }
 });
