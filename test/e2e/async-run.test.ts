@@ -23,7 +23,8 @@ test('hello-async with long-tail TS runners and Python 0.3 runners: served stale
   const venv = await aglVenv();
   const data = mkdtempSync(path.join(tmpdir(), 'agl-async-e2e-'));
   const args = ['--example', 'hello-async', '--runners', '6', '--model', 'local/tiny-test', '--data', data, '--keep-alive'];
-  const start = await npmStart(args, await npmStartEnv());
+  // A 2 s median delay per rollout: groups are still sampling whenever the stop lands.
+  const start = await npmStart(args, await npmStartEnv({ AGL_LONGTAIL_MEDIAN_MS: '2000' }));
   const runners: ManagedProcess[] = [];
   try {
     const [, temporal, storeUrl] = await start.waitFor(/Temporal (127\.0\.0\.1:\d+), store (http:\/\/\S+),/);
@@ -49,7 +50,8 @@ test('hello-async with long-tail TS runners and Python 0.3 runners: served stale
     }
     const open = rollouts.filter((r) => !TERMINAL_ROLLOUT_STATUSES.includes(r.status));
     assert.deepEqual(open.map((r) => `${r.metadata?.idempotency_key}: ${r.status}`), [], 'no queued or running rollout of the stopped run');
-    assert.ok(rollouts.some((r) => r.status === 'cancelled'), 'the groups still sampling at the stop were cancelled in the store');
+    const byStatus = JSON.stringify(rollouts.reduce<Record<string, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {}));
+    assert.ok(rollouts.some((r) => r.status === 'cancelled'), `the groups still sampling at the stop were cancelled in the store (${byStatus})`);
 
     // Staleness from the spans: every trained group within K, at least one trained stale (the loop is off-policy).
     const logPath = path.join(data, 'runs', RUN);
