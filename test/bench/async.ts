@@ -336,7 +336,10 @@ export interface ArmFigures {
   stalenessMax: number | null;
   /** Async: groups sent back or dropped as stale / groups started. */
   wastedFrac: number | null;
-  /** Async: slow groups (top 10 % first-sample delay, among the groups the run got to) trained as first sampled. */
+  /**
+   * Async: of the slow groups (top 10 % slowest first sample among the groups the run got to) whose task was
+   * trained, the share trained as first sampled rather than resampled.
+   */
   slowTrainedFrac: number | null;
 }
 
@@ -355,8 +358,10 @@ function figuresOf(r: ModeResult): ArmFigures {
     const lastG = Math.max(-1, ...keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
     const delays = firstSampleDelays(lastG + 1, 4, 42, r.arm.medianMs);
     const cut = [...delays].sort((a, b) => b - a)[Math.max(0, Math.ceil(delays.length / 10) - 1)] ?? Infinity;
-    const slow = delays.flatMap((d, g) => (d >= cut ? [g] : []));
     const trained = new Set(keys);
+    const taskTrained = new Set(keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
+    // Of the slow groups whose task was trained (as sampled first, or resampled), the share trained as first sampled.
+    const slow = delays.flatMap((d, g) => (d >= cut && taskTrained.has(g) ? [g] : []));
     slowTrainedFrac = slow.length ? slow.filter((g) => trained.has(`g${g}r0`)).length / slow.length : null;
     const c = r.counts;
     if (c && c.started > 0) wastedFrac = ((c.resampled ?? 0) + (c.droppedStale ?? 0)) / c.started;
@@ -436,7 +441,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
       ' rollouts wasted = groups sent back or dropped as stale / groups started; slow groups = the 10 % of the dataset groups the run reached whose slowest' +
-      ' first-sample rollout waits longest, trained as first sampled (not sent back).',
+      ' first-sample rollout waits longest: of those whose task was trained, the share trained as first sampled (not sent back and sampled again).',
     '',
     ...table(all),
     '',
@@ -456,9 +461,8 @@ async function main(): Promise<number> {
     const arms: Arm[] = LOSSES.flatMap((loss) => [{ medianMs, loss, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, mode: 'async' as const, rule }))]);
     const results = await runTail(medianMs, arms);
     for (const r of results) {
-      const f = figuresOf(r);
-      all.push(f);
-      say(`${medianMs} ms ${r.arm.loss} ${armName(r.arm)}: ${JSON.stringify(f)}`);
+      all.push(r.figures);
+      say(`${medianMs} ms ${r.arm.loss} ${armName(r.arm)}: ${JSON.stringify(r.figures)}`);
     }
     curvesByTail.set(medianMs, LOSSES.flatMap((loss) => [`${loss}:`, ...curves(results.filter((r) => r.arm.loss === loss && r.points.length > 0)), '']));
   }
@@ -480,13 +484,13 @@ async function main(): Promise<number> {
 }
 
 /** One stack with runners waiting `medianMs` (median), the arms one after the other on it. */
-async function runTail(medianMs: number, arms: Arm[]): Promise<ModeResult[]> {
+async function runTail(medianMs: number, arms: Arm[]): Promise<(ModeResult & { figures: ArmFigures })[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-bench-async-'));
   const taskQueue = `bench-async-${randomUUID()}`;
   await provideBaseModel(dataDir);
   let stack: Stack | undefined;
   let connection: Connection | undefined;
-  const results: ModeResult[] = [];
+  const results: (ModeResult & { figures: ArmFigures })[] = [];
   try {
     stack = await startStack({
       dataDir,
@@ -503,7 +507,11 @@ async function runTail(medianMs: number, arms: Arm[]): Promise<ModeResult[]> {
     log(`stack up for median ${medianMs} ms (Temporal UI ${stack.temporal.uiUrl ?? '-'})`);
     connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
     const client = new Client({ connection });
-    for (const arm of arms) results.push(await runMode(stack, client, taskQueue, dataDir, arm));
+    // Figures are read while the runs' folders exist (step records name the groups each step trained).
+    for (const arm of arms) {
+      const r = await runMode(stack, client, taskQueue, dataDir, arm);
+      results.push({ ...r, figures: figuresOf(r) });
+    }
   } finally {
     await connection?.close().catch(() => undefined);
     await stack?.stop().catch(() => undefined);
