@@ -87,6 +87,8 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     showProgress();
   };
 
+  // Progress shows the async state from the start (a run continued while paused waits before any fill).
+  showProgress();
   // A continued run picks up the groups its previous segment had in flight (the store has their rollouts).
   for (const g of sched.state.inFlight) launch(g);
   run.setPhase('publishing policy');

@@ -48,22 +48,25 @@ test('hello-async with long-tail TS runners and Python 0.3 runners: served stale
       rollouts.push(...page.items);
       if (page.items.length < 1000) break;
     }
+    // Every broken expectation is collected, so one run shows them all.
+    const problems: string[] = [];
     const open = rollouts.filter((r) => !TERMINAL_ROLLOUT_STATUSES.includes(r.status));
-    assert.deepEqual(open.map((r) => `${r.metadata?.idempotency_key}: ${r.status}`), [], 'no queued or running rollout of the stopped run');
+    for (const r of open) problems.push(`left ${r.status} after the stop: ${r.metadata?.idempotency_key}`);
     const byStatus = JSON.stringify(rollouts.reduce<Record<string, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {}));
-    assert.ok(rollouts.some((r) => r.status === 'cancelled'), `the groups still sampling at the stop were cancelled in the store (${byStatus})`);
+    if (!rollouts.some((r) => r.status === 'cancelled')) problems.push(`the groups still sampling at the stop were not cancelled in the store (${byStatus})`);
 
-    // Staleness from the spans: every trained group within K, at least one trained stale (the loop is off-policy).
+    // Staleness from the spans: every trained group within K; the run's own figures agree with them.
     const logPath = path.join(data, 'runs', RUN);
     const served = await servedGroupsOf(storeUrl!, RUN, logPath);
     assert.ok(served.length >= 3 * 16, `at least 3 steps of 16 groups trained (${served.length})`);
-    assert.deepEqual(servedStalenessViolations(served, K), []);
+    problems.push(...servedStalenessViolations(served, K));
     const metrics = readFileSync(path.join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     for (const m of metrics.filter((row) => row['async/groups_trained'] !== undefined)) {
-      assert.equal(m['async/groups_mislabelled'], 0, `step ${m.step}: no group mislabelled`);
+      if (m['async/groups_mislabelled'] !== 0) problems.push(`step ${m.step}: async/groups_mislabelled ${m['async/groups_mislabelled']}`);
       const fromSpans = Math.max(...served.filter((g) => g.step === m.step).map((g) => g.staleness!));
-      assert.equal(m['async/staleness_max'], fromSpans, `step ${m.step}: the reported staleness is the served one`);
+      if (m['async/staleness_max'] !== fromSpans) problems.push(`step ${m.step}: async/staleness_max ${m['async/staleness_max']}, the spans say ${fromSpans}`);
     }
+    assert.deepEqual(problems, []);
 
     // The Python runners took part: some trained rollout's attempt ran on a worker that is not a TS runner.
     const trainedKeys = new Set(served.map((g) => g.key));
