@@ -47,7 +47,7 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
 
 async function trainStepAlone(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
   const step = policy.step + 1;
-  const committed = readStepRecord(settings.logPath, step, policy.statePath);
+  const committed = await readStepRecord(settings, step, policy.statePath);
   if (committed) return committed;
   const signal = Context.current().cancellationSignal;
   const metrics: Metrics = {};
@@ -74,7 +74,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const skip = (reason: string) => {
     log.warn(`batch ${batch} skipped, weights unchanged: ${reason}`);
     const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true, skipReason: reason };
-    return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+    return commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
   };
   if (prepared.skip) return skip(prepared.reason);
 
@@ -150,7 +150,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   }
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
-  return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+  return commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
 }
 
 /** Async runs name their groups; the step record keeps the names. */

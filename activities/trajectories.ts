@@ -4,12 +4,12 @@
 // trajectory with reward 0.
 import { makeTrajectoryGroup, reconstructTransitions, type RolloutStatus, type TrajectoryGroup } from '../rl';
 import type { StoreClient } from '../store/client';
-import type { StoreSpan, Triplet } from '../store/adapters/types';
+import type { StoreSpan, Triplet } from '../rl/adapters/types';
 import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
-import { makeTripletAdapter } from '../store/adapters';
+import { makeTripletAdapter } from '../rl/adapters';
 import { POLICY_STEP_ATTRIBUTE, PROXY_SPAN_NAME } from '../proxy/span';
 import { oldestServedStep } from '../rl/served-staleness';
-import { getRewardValue } from '../store/adapters/rewards';
+import { getRewardValue } from '../store/span-rewards';
 import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../workflows/missing-rewards';
 
 export interface BuiltGroups {

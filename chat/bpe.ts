@@ -6,11 +6,18 @@ import { readFileSync } from 'node:fs';
 import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
-interface TokenizerJson {
-  added_tokens: { id: number; content: string }[];
+export interface TokenizerJson {
+  added_tokens: { id: number; content: string; special?: boolean; [field: string]: unknown }[];
   normalizer: { type: string } | null;
-  pre_tokenizer: { type: string; pretokenizers?: { type: string; pattern?: { Regex?: string } }[] } | null;
+  pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
+}
+
+interface PreTokenizer {
+  type: string;
+  pretokenizers?: PreTokenizer[];
+  pattern?: { Regex?: string; String?: string };
+  behavior?: string;
 }
 
 export interface BpeOptions {
@@ -20,15 +27,46 @@ export interface BpeOptions {
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
-const JS_CONTRACTIONS = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
+// Wrapped in a group: in o200k (gpt-oss) the contractions carry a `?` of their own.
+const JS_CONTRACTIONS = "(?:'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
 
-/** The split regex of the pre-tokenizer, rewritten for JavaScript (no scoped `(?i:` groups in Node 20). */
-export function splitRegexOf(json: TokenizerJson): RegExp {
+/**
+ * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20):
+ * a Sequence of Split (behavior Isolated) steps and a ByteLevel step without its own regex (Qwen, Llama 3,
+ * gpt-oss, DeepSeek V3 have this shape).
+ */
+export function splitRegexesOf(json: TokenizerJson): RegExp[] {
   const pre = json.pre_tokenizer;
-  const split = pre?.type === 'Sequence' ? pre.pretokenizers?.find((p) => p.type === 'Split') : undefined;
-  const source = split?.pattern?.Regex;
-  if (!source) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
-  return new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu');
+  const steps = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []) : pre ? [pre] : [];
+  const out: RegExp[] = [];
+  for (const p of steps) {
+    if (p.type === 'ByteLevel') continue;
+    const source = p.type === 'Split' ? p.pattern?.Regex : undefined;
+    if (!source || (p.behavior && p.behavior !== 'Isolated')) {
+      throw new Error(`tokenizer.json: pre-tokenizer ${p.type}${p.behavior ? ` (${p.behavior})` : ''} is not supported (only Split with a regex, Isolated, and ByteLevel)`);
+    }
+    out.push(new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
+  }
+  if (out.length === 0) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
+  return out;
+}
+
+/** Splits text at a regex's matches, keeping matches and the text between them as pieces (HF Isolated). */
+function splitIsolated(text: string, re: RegExp): string[] {
+  const out: string[] = [];
+  re.lastIndex = 0;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
 }
 
 function escapeRegex(s: string): string {
@@ -44,7 +82,9 @@ export class BpeTokenizer implements Tokenizer {
   private readonly ranks = new Map<string, number>();
   private readonly added = new Map<string, number>();
   private readonly addedRegex: RegExp | null;
-  private readonly splitRegex: RegExp;
+  /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
+  private readonly plainAddedRegex: RegExp | null;
+  private readonly splitRegexes: RegExp[];
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
   private readonly cache = new Map<string, number[]>();
@@ -54,7 +94,10 @@ export class BpeTokenizer implements Tokenizer {
     this.name = opts.name;
     this.bosToken = opts.bosToken;
     this.eosToken = opts.eosToken;
+    // DeepSeek's vocab also lists its added tokens (not byte-level): they are read from added_tokens below.
+    const addedContents = new Set(json.added_tokens.map((t) => t.content));
     for (const [tok, id] of Object.entries(json.model.vocab)) {
+      if (addedContents.has(tok)) continue;
       this.vocab.set(tok, id);
       const bytes = new Uint8Array(tok.length);
       for (let i = 0; i < tok.length; i++) {
@@ -72,9 +115,13 @@ export class BpeTokenizer implements Tokenizer {
       this.added.set(t.content, t.id);
       this.idToBytes[t.id] = new Uint8Array(Buffer.from(t.content, 'utf8'));
     }
-    const alternatives = [...this.added.keys()].sort((x, y) => y.length - x.length).map(escapeRegex);
-    this.addedRegex = alternatives.length ? new RegExp(alternatives.join('|'), 'g') : null;
-    this.splitRegex = splitRegexOf(json);
+    const regexOf = (tokens: string[]) => {
+      const alternatives = tokens.sort((x, y) => y.length - x.length).map(escapeRegex);
+      return alternatives.length ? new RegExp(alternatives.join('|'), 'g') : null;
+    };
+    this.addedRegex = regexOf([...this.added.keys()]);
+    this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
+    this.splitRegexes = splitRegexesOf(json);
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
   }
@@ -84,11 +131,19 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   encode(text: string): number[] {
+    return this.encodeWith(text, this.addedRegex);
+  }
+
+  encodeLiteralSpecials(text: string): number[] {
+    return this.encodeWith(text, this.plainAddedRegex);
+  }
+
+  private encodeWith(text: string, addedRegex: RegExp | null): number[] {
     const out: number[] = [];
     let last = 0;
-    if (this.addedRegex) {
-      this.addedRegex.lastIndex = 0;
-      for (let m = this.addedRegex.exec(text); m; m = this.addedRegex.exec(text)) {
+    if (addedRegex) {
+      addedRegex.lastIndex = 0;
+      for (let m = addedRegex.exec(text); m; m = addedRegex.exec(text)) {
         if (m.index > last) this.encodeOrdinary(text.slice(last, m.index), out);
         out.push(this.added.get(m[0])!);
         last = m.index + m[0].length;
@@ -99,6 +154,7 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[]): string {
+    // transformers 5 decodes fast tokenizers without clean_up_tokenization, whatever tokenizer_config says.
     return Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
   }
 
@@ -116,20 +172,9 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   private encodeOrdinary(segment: string, out: number[]): void {
-    const text = this.nfc ? segment.normalize('NFC') : segment;
-    const re = this.splitRegex;
-    re.lastIndex = 0;
-    let last = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      if (m.index > last) this.encodeWord(text.slice(last, m.index), out);
-      this.encodeWord(m[0], out);
-      last = m.index + m[0].length;
-    }
-    if (last < text.length) this.encodeWord(text.slice(last), out);
+    let pieces = [this.nfc ? segment.normalize('NFC') : segment];
+    for (const re of this.splitRegexes) pieces = pieces.flatMap((p) => splitIsolated(p, re));
+    for (const p of pieces) this.encodeWord(p, out);
   }
 
   private encodeWord(word: string, out: number[]): void {

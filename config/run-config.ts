@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { AglControllerSchema } from './agl-controller';
+import { AgentName, AgentWorkflowSchema } from './agent-workflow';
 import { EveryBatches, LearningRate, Temperature } from './run-changes';
 
 const expandHome = (p: string) => (p === '~' ? os.homedir() : p.startsWith('~/') ? os.homedir() + p.slice(1) : p);
@@ -156,6 +157,10 @@ export const RunConfigSchema = z
     pauseAfterBatchesWithoutReward: z.number().int().min(0).default(3),
     /** Agent-lightning 1.0 agents serve the rollouts, launched by `agl-controller` (config/agl-controller.ts). */
     aglController: AglControllerSchema.nullable().default(null),
+    /** The agent whose runners serve the rollouts: only runners naming it take them (null = runners naming none). */
+    agent: AgentName.nullable().default(null),
+    /** An agent workflow serves each rollout instead of runners (config/agent-workflow.ts). */
+    agentWorkflow: AgentWorkflowSchema.nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
@@ -189,6 +194,9 @@ export const RunConfigSchema = z
     const hi = cfg.lossFnConfig?.clip_high_threshold;
     if (lo !== undefined && hi !== undefined && lo > hi && allowed.includes('clip_low_threshold')) {
       ctx.addIssue({ code: 'custom', path: ['lossFnConfig', 'clip_low_threshold'], message: `must not be above clip_high_threshold (${hi})` });
+    }
+    if (cfg.agentWorkflow !== null && (cfg.agent !== null || cfg.aglController !== null)) {
+      ctx.addIssue({ code: 'custom', path: ['agentWorkflow'], message: 'an agent workflow serves the rollouts: give agentWorkflow, agent or aglController, not several' });
     }
     if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({

@@ -97,7 +97,12 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv, root: 
   if (!hosted && !model.startsWith('local/')) {
     throw new UsageError(`npm start: ${model} is not a model of the local trainer (its models are named local/...); add --hosted to train it on hosted Tinker`);
   }
-  const renderer = v.renderer ?? (v.model ? recommendedRenderer(model) : ex.renderer);
+  let renderer: string;
+  try {
+    renderer = v.renderer ?? (v.model ? recommendedRenderer(model) : ex.renderer);
+  } catch (err) {
+    throw new UsageError(`npm start: ${(err as Error).message}`);
+  }
   if (!isRendererName(renderer)) throw new UsageError(`npm start: --renderer must be one of ${RENDERER_NAMES.join(', ')}, got ${JSON.stringify(renderer)}`);
   return {
     help: v.help === true,

@@ -3,14 +3,14 @@
 // token ids, and tool-call ids derived from what was sampled (a retried attempt that samples the same tokens
 // gets the same ids, so the conversation it sends back, and the seed of its next call, are the same too).
 import { createHash } from 'node:crypto';
-import type { Renderer, Tokenizer } from '../chat';
+import { textContent, thinkingContent, type ParsedResponse, type Renderer, type Tokenizer } from '../chat';
 import { logprobEntries, type LogprobEntry, type OpenAiToolCall } from './completion';
 import type { SampledSequence } from './sampler';
 
 export interface AnswerChoice {
   index: number;
-  /** The assistant message as the renderer parsed it (chat prints it as is; its text may hold tool-call markup). */
-  message: { role: 'assistant'; content: string; tool_calls?: OpenAiToolCall[] };
+  /** The assistant message as the renderer parsed it: its text, tool calls, and reasoning (thinking parts, as vLLM's reasoning_content) apart. */
+  message: { role: 'assistant'; content: string; tool_calls?: OpenAiToolCall[]; reasoning_content?: string };
   finishReason: 'stop' | 'length' | 'tool_calls';
   /** The user stop string that ended the sample, if one did. */
   stopSequence: string | null;
@@ -72,6 +72,15 @@ export interface AnswerArgs {
   toolCallIdPrefix: string;
 }
 
+/** The renderer's parse; a response it refuses (two stop tokens: a sampler bug) counts as malformed. */
+function parseOrMalformed(renderer: Renderer, tokens: readonly number[]): ParsedResponse {
+  try {
+    return renderer.parseResponse(tokens);
+  } catch {
+    return { message: { role: 'assistant', content: '' }, termination: 'malformed' };
+  }
+}
+
 function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, promptDigest: string): AnswerChoice {
   const { renderer } = args;
   const cut = applyUserStops(renderer.tokenizer, sampled, args.userStops);
@@ -83,10 +92,15 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
     const body = seq.stopReason === 'stop' && last !== undefined && args.rawStops?.includes(last) ? seq.tokens.slice(0, -1) : seq.tokens;
     message = { role: 'assistant', content: renderer.tokenizer.decode(body) };
   } else {
-    const parsed = renderer.parseResponse(seq.tokens);
-    const m = parsed.ok ? parsed.message : { role: 'assistant', content: renderer.tokenizer.decode(seq.tokens) };
-    message = { role: 'assistant', content: m.content };
-    if (parsed.ok && m.tool_calls?.length) {
+    const parsed = parseOrMalformed(renderer, seq.tokens);
+    const m = parsed.message;
+    const clean = parsed.termination !== 'malformed';
+    // A response cut short is shown as sampled; tool calls that did not parse stay in the text as written.
+    const text = clean ? textContent(m) + (m.unparsed_tool_calls ?? []).map((u) => u.raw_text).join('') : renderer.tokenizer.decode(seq.tokens);
+    message = { role: 'assistant', content: text };
+    const reasoning = clean ? thinkingContent(m) : '';
+    if (reasoning) message.reasoning_content = reasoning;
+    if (clean && m.tool_calls?.length) {
       message.tool_calls = m.tool_calls.map((c, j) => ({
         id: c.id ?? toolCallId(args.toolCallIdPrefix, promptDigest, seq.tokens, index, j),
         type: 'function',

@@ -27,7 +27,7 @@ export class ScriptedSampler implements Sampler {
       });
     }
     const tok = getTokenizer(this.modelName);
-    this.stopIds ??= ((stop) => (typeof stop[0] === 'number' ? [stop[0] as number] : tok.encode(stop[0] as string)))(getRenderer(this.rendererName, tok).stopSequences());
+    this.stopIds ??= ((stop) => (typeof stop[0] === 'number' ? [stop[0] as number] : tok.encode(stop[0] as string)))(getRenderer(this.rendererName, tok).getStopSequences());
     const stopIds = this.stopIds;
     const out: SampledSequence[] = [];
     for (let i = 0; i < params.numSamples; i++) {

@@ -63,7 +63,14 @@ export function parsePolicySpec(body: unknown): PolicySpec {
   const samplerPath = str(body, 'samplerPath', false);
   const baseModel = str(body, 'baseModel', false);
   if (!samplerPath && !baseModel) throw badRequest('one of samplerPath or baseModel is required', 'samplerPath', 'missing_required_parameter');
-  const renderer = str(body, 'renderer', false) ?? recommendedRenderer(baseModel ?? modelName);
+  let renderer = str(body, 'renderer', false);
+  if (renderer === undefined) {
+    try {
+      renderer = recommendedRenderer(baseModel ?? modelName);
+    } catch (err) {
+      throw badRequest(`renderer: ${(err as Error).message}`, 'renderer');
+    }
+  }
   if (!isRendererName(renderer)) throw badRequest(`renderer must be one of ${RENDERER_NAMES.join(', ')}, got ${JSON.stringify(renderer)}`, 'renderer');
   const s = body.sampling ?? {};
   if (!isObj(s)) throw badRequest('sampling must be an object', 'sampling', 'invalid_type');

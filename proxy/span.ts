@@ -9,6 +9,8 @@ import type { InternalCall } from './internal-call';
 import type { PolicySpec } from './policy-spec';
 import { stopSequenceAttribute } from './recorded';
 import type { AttributeValue, Span } from '../store/types';
+import { formatContentAsString } from '../chat/content';
+import type { Content } from '../chat';
 import { FINGERPRINT_ATTRIBUTE } from './replay';
 
 export const PROXY_SPAN_NAME = 'litellm_request';
@@ -36,10 +38,10 @@ export interface SpanInput {
   fingerprint?: string;
 }
 
-function flattenMessages(prefix: string, messages: { role: string; content: string; tool_calls?: { id?: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[], attrs: Record<string, AttributeValue>): void {
+function flattenMessages(prefix: string, messages: { role: string; content: Content; tool_calls?: { id?: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[], attrs: Record<string, AttributeValue>): void {
   messages.forEach((m, i) => {
     attrs[`${prefix}.${i}.role`] = m.role;
-    attrs[`${prefix}.${i}.content`] = m.content;
+    attrs[`${prefix}.${i}.content`] = formatContentAsString(m.content, '');
     if (m.tool_call_id) attrs[`${prefix}.${i}.tool_call_id`] = m.tool_call_id;
     (m.tool_calls ?? []).forEach((c, j) => {
       if (c.id) attrs[`${prefix}.${i}.tool_calls.${j}.id`] = c.id;

@@ -1,63 +1,95 @@
-// role_colon: "System: ...\n\nUser: ...\n\nAssistant:" for base models; stop string "\n\nUser:".
-// Tools are this project's extension (the cookbook's role_colon has none), in the qwen3 renderers' markup kept
-// short for small contexts: the leading system turn declares them, one JSON object per function after a line
-// saying how to call one; an assistant turn's tool calls follow its text as
-// <tool_call>{"name": ..., "args": {...}}</tool_call>; tool results are "Tool: ..." turns, as any role renders.
-// Conversations without tools render exactly as before.
+// role_colon (cookbook renderers/role_colon.py): "User: ...\n\nAssistant: ..." for base models; stop string
+// "\n\nUser:", whose "User:" is the stop overlap added after a last assistant message in training.
+// This project's extension, beyond the cookbook (which has no tools here and raises): tools declared in the
+// system turn, an assistant turn's tool calls after its text as <tool_call>{"name", "arguments"}</tool_call>,
+// parsed back into tool_calls. Conversations without tools render and parse exactly as the cookbook's.
+import { ensureText } from '../content';
 import { pyJsonDumps } from '../py-json';
-import type { Message, ParsedResponse, Renderer, Tokenizer, ToolSpec } from '../types';
-import { parseToolCallBlocks, toolCallPayload } from './tool-call';
+import type { FunctionSpec, Message, ParsedResponse, RenderContext, RenderedMessage, ToolCall, UnparsedToolCall } from '../types';
+import { BaseRenderer } from './base';
+import type { RendererTable } from './registry-types';
+import { isToolCall } from './think-blocks';
+import { parseToolCallJson, toolCallPayloadJson } from './tool-call-json';
 
 /** Python str.capitalize(): first character upper-cased, the rest lower-cased. */
 export function pyCapitalize(s: string): string {
-  return s.length === 0 ? s : s[0].toUpperCase() + s.slice(1).toLowerCase();
+  return s.length === 0 ? s : s[0]!.toUpperCase() + s.slice(1).toLowerCase();
 }
 
 const STOP = '\n\nUser:';
-export const ROLE_COLON_TOOLS_HEADER = 'Tools (call one as <tool_call>{"name": ..., "args": {...}}</tool_call>):';
+const CONTENT_PREFIX = ' ';
+const CONTENT_SUFFIX = '\n\n';
+export const ROLE_COLON_TOOLS_HEADER = 'Tools (call one as <tool_call>{"name": ..., "arguments": {...}}</tool_call>):';
+const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 
 function turnText(m: Message): string {
-  if (!m.tool_calls?.length) return m.content;
-  const calls = m.tool_calls.map((c) => `<tool_call>${toolCallPayload(c)}</tool_call>`);
-  return [m.content, ...calls].filter((s) => s !== '').join('\n');
+  const text = ensureText(m.content);
+  if (!m.tool_calls?.length) return text;
+  const calls = m.tool_calls.map((c) => `<tool_call>${toolCallPayloadJson(c)}</tool_call>`);
+  return [text, ...calls].filter((s) => s !== '').join('\n');
 }
 
-export class RoleColonRenderer implements Renderer {
+export class RoleColonRenderer extends BaseRenderer {
   readonly name = 'role_colon';
-  constructor(readonly tokenizer: Tokenizer) {}
 
-  buildGenerationPrompt(messages: readonly Message[]): number[] {
-    const t = this.tokenizer;
-    const out: number[] = t.bosToken ? t.encode(t.bosToken) : [];
-    for (const m of messages) {
-      out.push(...t.encode(pyCapitalize(m.role) + ':'));
-      out.push(...t.encode(' ' + turnText(m) + '\n\n'));
-    }
-    out.push(...t.encode('Assistant:'));
-    return out;
+  override get hasExtensionProperty(): boolean {
+    return true;
   }
 
-  stopSequences(): string[] {
+  protected override bosTokens(): number[] {
+    const bos = this.tokenizer.bosToken;
+    return bos ? this.tokenizer.encode(bos) : [];
+  }
+
+  renderMessage(message: Message, _ctx: RenderContext): RenderedMessage {
+    return {
+      header: this.encodeChunk(pyCapitalize(message.role) + ':'),
+      output: [this.encodeChunk(CONTENT_PREFIX + turnText(message) + CONTENT_SUFFIX)],
+      // Added only after the last message; for other roles the cookbook's placeholder is what it adds.
+      stopOverlap: this.encodeChunk(message.role === 'assistant' ? 'User:' : '<UNUSED>'),
+    };
+  }
+
+  getStopSequences(): string[] {
     return [STOP];
   }
 
-  withTools(messages: readonly Message[], tools: readonly ToolSpec[]): Message[] {
-    if (tools.length === 0) return [...messages];
-    const fn = (t: ToolSpec) => (typeof t.function === 'object' && t.function !== null ? t.function : t);
-    const list = tools.map((t) => pyJsonDumps(fn(t), false)).join('\n');
-    const first = messages[0];
-    const hasSystem = first?.role === 'system';
-    const content = (hasSystem ? first.content + '\n\n' : '') + ROLE_COLON_TOOLS_HEADER + '\n' + list;
-    return [{ role: 'system', content }, ...(hasSystem ? messages.slice(1) : messages)];
+  override createConversationPrefixWithTools(tools: readonly FunctionSpec[], systemPrompt = ''): Message[] {
+    const list = tools.map((t) => pyJsonDumps(t, false)).join('\n');
+    const content = (systemPrompt ? systemPrompt + '\n\n' : '') + ROLE_COLON_TOOLS_HEADER + '\n' + list;
+    return [{ role: 'system', content }];
   }
 
   parseResponse(tokens: readonly number[]): ParsedResponse {
-    const text = this.tokenizer.decode(tokens);
+    let response = tokens;
+    const eos = this.tokenizer.eosToken ? this.tokenizer.tokenId(this.tokenizer.eosToken) : undefined;
+    const endedWithEos = eos !== undefined && response.length > 0 && response[response.length - 1] === eos;
+    if (endedWithEos) response = response.slice(0, -1);
+    const text = this.tokenizer.decode(response);
     const pieces = text.split(STOP);
-    // Python raises on more than one stop string; a server answers with the first piece, not ok.
-    const message: Message = { role: 'assistant', content: pieces[0].trim() };
-    const { calls, ok } = parseToolCallBlocks(message.content);
-    if (calls.length) message.tool_calls = calls;
-    return { message, ok: pieces.length === 2 && ok };
+    let content = pieces[0]!;
+    if (content.startsWith(CONTENT_PREFIX)) content = content.slice(CONTENT_PREFIX.length);
+    if (content.endsWith(CONTENT_SUFFIX)) content = content.slice(0, -CONTENT_SUFFIX.length);
+    const message = withToolCalls(content);
+    if (pieces.length === 1) return { message, termination: endedWithEos ? 'eos' : 'malformed' };
+    if (pieces.length === 2) return { message, termination: endedWithEos ? 'malformed' : 'stop_sequence' };
+    return { message, termination: 'malformed' };
   }
 }
+
+/** Our extension: <tool_call> blocks become tool_calls (or unparsed_tool_calls), the text keeps the rest. */
+function withToolCalls(content: string): Message {
+  if (!content.includes('<tool_call>')) return { role: 'assistant', content };
+  const found = [...content.matchAll(BLOCK)].map((m) => parseToolCallJson(m[1]!, m[0]));
+  if (found.length === 0) return { role: 'assistant', content };
+  const message: Message = { role: 'assistant', content: content.replace(BLOCK, '').trim() };
+  const calls = found.filter(isToolCall) as ToolCall[];
+  const unparsed = found.filter((c) => !isToolCall(c)) as UnparsedToolCall[];
+  if (calls.length) message.tool_calls = calls;
+  if (unparsed.length) message.unparsed_tool_calls = unparsed;
+  return message;
+}
+
+export const roleColonRenderers: RendererTable = {
+  role_colon: (tokenizer) => new RoleColonRenderer(tokenizer),
+};

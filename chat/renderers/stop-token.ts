@@ -1,20 +1,19 @@
-// Shared parse rule of the stop-token renderers (llama3, qwen3*): split the response at its stop token.
-import type { Message, Tokenizer } from '../types';
-
-export interface StopSplit {
-  message: Message;
-  ok: boolean;
-}
+// The parse rule of stop-token renderers (cookbook parse_response_for_stop_token): split at the stop token.
+import { RenderError, type ParsedResponse, type Tokenizer } from '../types';
 
 /**
- * 0 stop tokens → the whole text, not ok (ran out of tokens); 1 → the text before it, ok.
- * More than one is a sampler bug; the Python renderer raises, we answer with the text before the first, not ok.
+ * 0 stop tokens → the whole text, malformed (ran out of tokens); 1 → the text before it, stop_sequence.
+ * More than one is a sampler bug, which the cookbook raises on; so do we.
  */
-export function splitAtStopToken(tokens: readonly number[], tokenizer: Tokenizer, stop: number): StopSplit {
-  const first = tokens.indexOf(stop);
-  if (first < 0) return { message: { role: 'assistant', content: tokenizer.decode(tokens) }, ok: false };
+export function parseResponseForStopToken(tokens: readonly number[], tokenizer: Tokenizer, stop: number): ParsedResponse {
   const count = tokens.filter((t) => t === stop).length;
-  return { message: { role: 'assistant', content: tokenizer.decode(tokens.slice(0, first)) }, ok: count === 1 };
+  if (count === 0) return { message: { role: 'assistant', content: tokenizer.decode(tokens) }, termination: 'malformed' };
+  if (count === 1) {
+    return { message: { role: 'assistant', content: tokenizer.decode(tokens.slice(0, tokens.indexOf(stop))) }, termination: 'stop_sequence' };
+  }
+  throw new RenderError(
+    `When parsing response, expected to split into 1 or 2 pieces using stop tokens, but got ${count}. You probably are using the wrong stop tokens when sampling`,
+  );
 }
 
 /** The single id of a special token, or an error naming the tokenizer that lacks it. */

@@ -3,7 +3,7 @@
 // `stream` (Anthropic's SSE events). The answer is a `message` with text and tool_use blocks, plus
 // prompt_token_ids, token_ids and token_logprobs; errors are in Anthropic's format.
 import { randomBytes } from 'node:crypto';
-import { withoutToolCallBlocks } from '../../chat/renderers/tool-call';
+import { withoutToolCallBlocks } from '../../chat/renderers/tool-call-json';
 import type { InternalAnswer } from '../answer';
 import { badRequest, type ApiError } from '../errors';
 import type { AgentApi, ParsedRequest } from './api';
@@ -38,7 +38,10 @@ export function messageBody(a: InternalAnswer): Obj {
   const c = a.choices[0]!;
   const calls = c.message.tool_calls ?? [];
   const text = calls.length ? withoutToolCallBlocks(c.message.content) : c.message.content;
-  const content: Obj[] = text !== '' || calls.length === 0 ? [{ type: 'text', text }] : [];
+  const content: Obj[] = [];
+  // The family's reasoning as a thinking block (no signature: nothing here can verify one).
+  if (c.message.reasoning_content) content.push({ type: 'thinking', thinking: c.message.reasoning_content, signature: '' });
+  if (text !== '' || calls.length === 0) content.push({ type: 'text', text });
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) });
   return {
     id: a.id,

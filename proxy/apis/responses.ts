@@ -3,7 +3,7 @@
 // Responses event stream), `store` and `previous_response_id` (responses-store.ts). The answer is a `response`
 // object whose output is a message and/or function calls, plus prompt_token_ids, token_ids and token_logprobs.
 import type { Message } from '../../chat';
-import { withoutToolCallBlocks } from '../../chat/renderers/tool-call';
+import { withoutToolCallBlocks } from '../../chat/renderers/tool-call-json';
 import type { AnswerChoice, InternalAnswer } from '../answer';
 import { badRequest, type ApiError } from '../errors';
 import type { InternalCall } from '../internal-call';
@@ -50,6 +50,10 @@ function outputItems(a: InternalAnswer): Obj[] {
   const c = a.choices[0]!;
   const hex = a.id.replace(/^resp_/, '');
   const items: Obj[] = [];
+  // The family's reasoning (gpt-oss analysis channel, DeepSeek/Qwen <think>) as a reasoning item before the answer.
+  if (c.message.reasoning_content) {
+    items.push({ type: 'reasoning', id: `rs_${hex}`, summary: [], content: [{ type: 'reasoning_text', text: c.message.reasoning_content }], encrypted_content: null });
+  }
   const text = visibleText(c);
   if (text !== '' || !c.message.tool_calls) {
     const status = c.finishReason === 'length' ? 'incomplete' : 'completed';
@@ -63,7 +67,12 @@ function outputItems(a: InternalAnswer): Obj[] {
 
 /** The assistant turn as a client sends it back (its text without the tool-call markup, and the calls). */
 function assistantTurn(c: AnswerChoice): Message {
-  const m: Message = { role: 'assistant', content: visibleText(c) };
+  // Reasoning stays in the stored turn as a thinking part: renderers that keep it in history (_preserve_thinking) show it.
+  const reasoning = c.message.reasoning_content;
+  const m: Message = {
+    role: 'assistant',
+    content: reasoning ? [{ type: 'thinking', thinking: reasoning }, { type: 'text', text: visibleText(c) }] : visibleText(c),
+  };
   if (c.message.tool_calls) m.tool_calls = c.message.tool_calls;
   return m;
 }

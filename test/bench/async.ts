@@ -24,9 +24,10 @@
 // built once and cached under .data/bench/, so no run pays for it. The whole matrix is 18 runs: about an hour and a
 // half on a quiet 2-core machine; `--medians 300 --losses ppo --steps 4 --target 0` is a smoke run of a few minutes.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { loadAverage } from './bench-kit';
+import { stepRecordsOf } from '../helpers/run-records';
 import { rolloutSeed } from '../../activities/rollout-batch';
 import { longTailDelayMs } from '../../agents/examples/hello-longtail';
 import os from 'node:os';
@@ -125,6 +126,7 @@ const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}`);
 interface ModeResult {
   mode: Mode;
   arm: Arm;
+  runName: string;
   /** Async runs: the run's group counts (started, trained, sent back, dropped, failed). */
   counts?: Record<string, number>;
   /** Why there is no measurement (config refused, run failed, timed out). */
@@ -207,7 +209,7 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   const runName = `bench-${arm.medianMs}-${arm.loss}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
-  const empty = (error: string): ModeResult => ({ mode, arm, error, points: [], totalSeconds: NaN, logPath });
+  const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
   let cfg;
   try {
     cfg = validateRunConfig(configFor(stack, arm, runName, logPath), `${mode} config`);
@@ -275,6 +277,7 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   return {
     mode,
     arm,
+    runName,
     counts,
     error,
     points,
@@ -307,13 +310,9 @@ function firstSampleDelays(numGroups: number, groupSize: number, seed: number, m
   );
 }
 
-/** Group keys each step trained (its step record under <logPath>/steps). */
-function trainedKeys(logPath: string): string[] {
-  const dir = runPaths(logPath).steps;
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^\d{6}\.json$/.test(f) && f !== '000000.json')
-    .flatMap((f) => (JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { groups?: string[] }).groups ?? []);
+/** Group keys each step trained (its step record, in the store's run records). */
+async function trainedKeys(storeUrl: string, runName: string): Promise<string[]> {
+  return (await stepRecordsOf(storeUrl, runName)).flatMap((r) => r.groups ?? []);
 }
 
 /** The figures of one arm, each aggregated the same way whatever the arm. */
@@ -343,7 +342,7 @@ export interface ArmFigures {
   slowTrainedFrac: number | null;
 }
 
-function figuresOf(r: ModeResult): ArmFigures {
+async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
   const pts = r.points;
   const colMean = (k: string) => {
     const xs = pts.map((p) => numberOf(p.row, k)).filter((x): x is number => x !== null);
@@ -354,7 +353,7 @@ function figuresOf(r: ModeResult): ArmFigures {
   let slowTrainedFrac: number | null = null;
   let wastedFrac: number | null = null;
   if (r.mode === 'async' && pts.length > 0) {
-    const keys = trainedKeys(r.logPath);
+    const keys = await trainedKeys(storeUrl, r.runName);
     const lastG = Math.max(-1, ...keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
     const delays = firstSampleDelays(lastG + 1, 4, 42, r.arm.medianMs);
     const cut = [...delays].sort((a, b) => b - a)[Math.max(0, Math.ceil(delays.length / 10) - 1)] ?? Infinity;
@@ -510,7 +509,7 @@ async function runTail(medianMs: number, arms: Arm[]): Promise<(ModeResult & { f
     // Figures are read while the runs' folders exist (step records name the groups each step trained).
     for (const arm of arms) {
       const r = await runMode(stack, client, taskQueue, dataDir, arm);
-      results.push({ ...r, figures: figuresOf(r) });
+      results.push({ ...r, figures: await figuresOf(r, stack.storeUrl) });
     }
   } finally {
     await connection?.close().catch(() => undefined);

@@ -4,10 +4,8 @@
 // lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound as the
 // proxy served each group (its spans' policy steps, test/helpers/served-staleness.ts; the run's own
 // async/staleness_* and labels only as cross-checks), and one metrics row per step (plus the final evaluation's).
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { readJsonl, runPaths } from '../../activities/run-files';
-import type { StepRecord } from '../../activities/step-records';
+import { stepRecordsOf } from '../helpers/run-records';
 import type { TrainingRunResult } from '../../workflows/run-types';
 import { weightsOf } from './harness';
 import { servedGroupsOf, servedStalenessViolations } from '../helpers/served-staleness';
@@ -20,19 +18,18 @@ export interface AsyncOutcome {
   violations: string[];
 }
 
-export async function asyncOutcomeOf(storeUrl: string, trainerDataDir: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): Promise<AsyncOutcome> {
+export async function asyncOutcomeOf(trainerDataDir: string, storeUrl: string, runName: string, logPath: string, totalGroups: number, bound: number, result: TrainingRunResult): Promise<AsyncOutcome> {
   const paths = runPaths(logPath);
   const violations: string[] = [];
   const check = (ok: boolean, what: string) => {
     if (!ok) violations.push(what);
   };
 
-  // 000000.json is the initial policy (initPolicy's record); steps are 000001.json on.
-  const files = readdirSync(paths.steps).filter((f) => /^\d{6}\.json$/.test(f) && f !== '000000.json').sort();
-  const records = files.map((f) => JSON.parse(readFileSync(path.join(paths.steps, f), 'utf8')) as StepRecord);
+  // From the store, where step records live (the initial policy's record left out).
+  const records = await stepRecordsOf(storeUrl, runName);
   check(records.length === result.batchesCompleted, `${records.length} step records for ${result.batchesCompleted} steps`);
   records.forEach((r, i) => {
-    check(r.result.state.step === i + 1, `record ${files[i]} is step ${r.result.state.step}`);
+    check(r.result.state.step === i + 1, `record ${i + 1} is step ${r.result.state.step}`);
     if (i > 0) check(r.parentStatePath === records[i - 1]!.result.state.statePath, `step ${i + 1} was not built on step ${i}'s state`);
   });
 
@@ -59,8 +56,7 @@ export async function asyncOutcomeOf(storeUrl: string, trainerDataDir: string, l
     `metrics rows for steps ${JSON.stringify(rows.map((m) => m.step))}`,
   );
   check(rows.length - metrics.length <= 1, `${rows.length - metrics.length} rows after the last step`);
-  const runName = path.basename(logPath);
-  const served = await servedGroupsOf(storeUrl, runName, logPath);
+  const served = await servedGroupsOf(storeUrl, runName);
   violations.push(...servedStalenessViolations(served, bound));
   const stalenessMax = Math.max(0, ...served.map((g) => g.staleness ?? 0));
   // The run's own figures must agree with the spans: the same maximum, no group mislabelled.

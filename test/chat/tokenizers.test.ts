@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { getTokenizer, tokenizerFamily } from '../../chat';
+import { getTokenizer } from '../../chat';
 
 const corpus = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'corpus-ids.json'), 'utf8')) as Record<string, unknown> & {
   texts: string[];
@@ -16,16 +16,18 @@ for (const [family, model] of [['qwen3', 'Qwen/Qwen3-8B'], ['llama3', 'meta-llam
     const decoded = corpus[`${family}_decoded`] as string[];
     corpus.texts.forEach((text, i) => {
       assert.deepEqual(tok.encode(text), want[i], `text ${i}: ${JSON.stringify(text)}`);
-      assert.equal(tok.decode(want[i]), decoded[i], `decode ${i}`);
+      const raw = Buffer.concat(want[i]!.map((id) => Buffer.from(tok.tokenBytes(id)))).toString('utf8');
+      assert.equal(raw, decoded[i], `raw decode ${i}`);
+      assert.equal(tok.decode(want[i]!), decoded[i], `decode ${i}`);
     });
   });
 }
 
-test('tokenizer chosen by model name', () => {
-  assert.equal(tokenizerFamily('Qwen/Qwen3-4B-Instruct-2507'), 'qwen3');
-  assert.equal(tokenizerFamily('Qwen/Qwen3-8B:peft:1'), 'qwen3');
-  assert.equal(tokenizerFamily('meta-llama/Llama-3.2-1B'), 'llama3');
-  assert.equal(tokenizerFamily('local/tiny-hello'), 'bytes');
+test('tokenizer chosen by model name: the model’s own eos; a checkpoint suffix ignored', () => {
+  assert.equal(getTokenizer('Qwen/Qwen3-4B-Instruct-2507').eosToken, '<|im_end|>');
+  assert.equal(getTokenizer('Qwen/Qwen3-8B:peft:1').eosToken, '<|im_end|>');
+  assert.equal(getTokenizer('Qwen/Qwen3-8B-Base').eosToken, '<|endoftext|>');
+  assert.equal(getTokenizer('meta-llama/Llama-3.2-1B').bosToken, '<|begin_of_text|>');
   const bytes = getTokenizer('local/tiny-hello');
   assert.deepEqual(bytes.encode('<|bos|>hé<|eos|>'), [256, 104, 0xc3, 0xa9, 257]);
   assert.equal(bytes.decode([256, 104, 0xc3, 0xa9, 257]), '<|bos|>hé<|eos|>');

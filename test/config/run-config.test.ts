@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { localTrainerNotes } from '../../cli/config-check';
 import { ConfigError } from '../../config/errors';
 import { loadRunConfigFile, validateRunConfig } from '../../config/load';
 
@@ -93,6 +94,13 @@ test('`npm run client -- validate` prints the three problems and exits 2', () =>
   const lines = res.stderr.split('\n').filter((l) => l.trim().startsWith('- '));
   assert.equal(lines.length, 3, res.stderr);
   for (const field of ['learningRate', 'datasetBuilder.groupSize', 'lerningRate']) assert.match(res.stderr, new RegExp(`- ${field.replace('.', '\\.')}:`));
+});
+
+test('validate says that the local trainer trains all weights whatever loraRank says, and only for its models', () => {
+  assert.deepEqual(localTrainerNotes({ modelName: 'local/tiny', loraRank: 32 }), [
+    'loraRank 32: the local trainer trains all weights of local/tiny; loraRank is recorded, not applied',
+  ]);
+  assert.deepEqual(localTrainerNotes({ modelName: 'Qwen/Qwen3-8B', loraRank: 32 }), []);
 });
 
 /** The problems validateRunConfig reports for `over` (on top of the minimal config), one line each. */

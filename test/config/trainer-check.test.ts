@@ -47,11 +47,12 @@ function problemsOf(over: Record<string, unknown>): string[] {
   }
 }
 
-test('an unknown renderer, a renderer the model cannot use and a model without a tokenizer are config errors', () => {
-  assert.deepEqual(problemsOf({ rendererName: 'qwen-3' }), ['rendererName: unknown renderer "qwen-3" (known: role_colon, llama3, qwen3, qwen3_instruct, qwen3_disable_thinking)']);
-  assert.match(problemsOf({ rendererName: 'qwen3_instruct' })[0]!, /^rendererName: qwen3_instruct renders Qwen3 chat tokens, which local\/tiny-test does not have \(its renderer: role_colon\)$/);
-  assert.match(problemsOf({ modelName: 'Qwen/Qwen3-8B', rendererName: 'llama3' })[0]!, /its renderer: qwen3\)$/);
-  assert.match(problemsOf({ modelName: 'gpt-4o' })[0]!, /^modelName: no tokenizer for model "gpt-4o"/);
+test('an unknown renderer, a renderer the model cannot use and a model the registry does not know are config errors', () => {
+  assert.match(problemsOf({ rendererName: 'qwen-3' })[0]!, /^rendererName: unknown renderer "qwen-3" \(known: role_colon, llama3, qwen3, /);
+  assert.match(problemsOf({ rendererName: 'qwen3_instruct' })[0]!, /^rendererName: qwen3_instruct cannot render for local\/tiny-test: renderer qwen3 needs <\|im_end\|> as one token/);
+  assert.match(problemsOf({ modelName: 'Qwen/Qwen3-8B', rendererName: 'llama3' })[0]!, /^rendererName: llama3 cannot render for Qwen\/Qwen3-8B: .*<\|eot_id\|>/);
+  assert.match(problemsOf({ modelName: 'gpt-4o' })[0]!, /^modelName: model "gpt-4o": expected "org\/Model"/);
+  assert.match(problemsOf({ modelName: 'Qwen/Qwen9-1B' })[0]!, /^modelName: unknown model "Qwen\/Qwen9-1B": tinker-cookbook 0.6.1 has no entry for it/);
   assert.deepEqual(problemsOf({}), []);
 });
 

@@ -57,7 +57,7 @@ test('hello-async with long-tail TS runners and Python 0.3 runners: served stale
 
     // Staleness from the spans: every trained group within K; the run's own figures agree with them.
     const logPath = path.join(data, 'runs', RUN);
-    const served = await servedGroupsOf(storeUrl!, RUN, logPath);
+    const served = await servedGroupsOf(storeUrl!, RUN);
     assert.ok(served.length >= 3 * 16, `at least 3 steps of 16 groups trained (${served.length})`);
     problems.push(...servedStalenessViolations(served, K));
     const metrics = readFileSync(path.join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

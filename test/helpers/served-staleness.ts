@@ -1,13 +1,10 @@
 // Staleness of an async run's trained groups as the proxy served them, read from the store, not from the run's own
-// metrics or labels: each step record names the groups its step trained; each group's rollouts are found by their
+// metrics or labels: each step record (in the store's run records) names the groups its step trained; each group's rollouts are found by their
 // idempotency keys (<run>@<instance>/train/<group>/<member>), and the oldest `agl.policy.step` among their spans is
 // the policy that served the group. Step record N (the policy after N steps) trained at policy step N - 1.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { runPaths } from '../../activities/run-files';
-import type { StepRecord } from '../../activities/step-records';
 import { POLICY_STEP_ATTRIBUTE, PROXY_SPAN_NAME } from '../../proxy/span';
 import { StoreClient } from '../../store/client';
+import { stepRecordsOf } from './run-records';
 
 export interface ServedGroup {
   step: number;
@@ -17,11 +14,10 @@ export interface ServedGroup {
   staleness: number | null;
 }
 
-/** Every trained group of the run at `logPath` with the policy that served it (store at `storeUrl`). */
-export async function servedGroupsOf(storeUrl: string, runName: string, logPath: string): Promise<ServedGroup[]> {
+/** Every trained group of the run named `runName` with the policy that served it (store at `storeUrl`). */
+export async function servedGroupsOf(storeUrl: string, runName: string): Promise<ServedGroup[]> {
   const store = new StoreClient(storeUrl);
-  const dir = runPaths(logPath).steps;
-  const files = readdirSync(dir).filter((f) => /^\d{6}\.json$/.test(f) && f !== '000000.json').sort();
+  const records = await stepRecordsOf(storeUrl, runName);
   // Every rollout of the run by idempotency key (all its instances: a run name is used once per test).
   const byKey = new Map<string, { id: string }>();
   for (let offset = 0; ; offset += 1000) {
@@ -33,8 +29,7 @@ export async function servedGroupsOf(storeUrl: string, runName: string, logPath:
     if (page.items.length < 1000) break;
   }
   const out: ServedGroup[] = [];
-  for (const f of files) {
-    const record = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as StepRecord;
+  for (const record of records) {
     const step = record.result.state.step - 1;
     for (const key of record.groups ?? []) {
       const members = [...byKey.entries()].filter(([k]) => k.includes(`/train/${key}/`)).map(([, v]) => v.id);

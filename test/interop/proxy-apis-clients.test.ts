@@ -6,8 +6,8 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getTokenizer } from '../../chat';
-import { llmProxyTraceToTriplet, tracerTraceToTriplet, DEFAULT_LLM_CALL_MATCH } from '../../store/adapters';
-import type { StoreSpan } from '../../store/adapters';
+import { llmProxyTraceToTriplet, tracerTraceToTriplet, DEFAULT_LLM_CALL_MATCH } from '../../rl/adapters';
+import type { StoreSpan } from '../../rl/adapters';
 import { StoreClient } from '../../store/client';
 import { policy, startHarness, type Harness } from '../proxy/helpers';
 import { agentApisVenv, NODE_CLIENTS, PY_CLIENTS, PythonAgents, runNodeAgent, type ClientName, type ClientRun } from './agent-apis';
@@ -30,7 +30,7 @@ before(async () => {
     withStore: true,
     initial: policy({ switchId: 'q', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct' }),
     script: (prompt) =>
-      qwen.decode(prompt).includes('<|im_start|>tool') ? 'The sum is 5.' : 'Let me add.<tool_call>\n{"name": "add", "args": {"a": 2, "b": 3}}\n</tool_call>',
+      qwen.decode(prompt).includes('<tool_response>') ? 'The sum is 5.' : 'Let me add.<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>',
   });
   store = new StoreClient(h.store!.url, { retryDelaysMs: [50], token: '' });
   const scoped = async () => {

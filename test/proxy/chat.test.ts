@@ -1,7 +1,7 @@
 // The proxy's OpenAI surface with a scripted sampler: shapes, token ids, logprobs, n, stop, defaults, 400s.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { getRenderer, getTokenizer } from '../../chat';
+import { getRenderer, getTokenizer, toInts } from '../../chat';
 import { startHarness, post } from './helpers';
 import type { Harness } from './helpers';
 
@@ -26,7 +26,7 @@ test('non-streamed call: OpenAI shape with prompt_token_ids, token_ids and logpr
   assert.equal(c.object, 'chat.completion');
   assert.match(c.id, /^chatcmpl-/);
   assert.equal(c.model, 'local/tiny-hello');
-  assert.deepEqual(c.prompt_token_ids, roleColon.buildGenerationPrompt(MESSAGES));
+  assert.deepEqual(c.prompt_token_ids, toInts(roleColon.buildGenerationPrompt(MESSAGES)));
   assert.equal(c.prompt_token_ids[0], 256, 'BOS of the byte tokenizer');
   assert.equal(c.choices.length, 1);
   const ch = c.choices[0];

@@ -13,7 +13,7 @@ const MODEL = 'Qwen/Qwen3-4B-Instruct-2507';
 const qwen = getTokenizer(MODEL);
 const QWEN = policy({ switchId: 'q', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct' });
 const script = (prompt: number[]) =>
-  qwen.decode(prompt).includes('<|im_start|>tool') ? 'The sum is 5.' : 'Let me add.<tool_call>\n{"name": "add", "args": {"a": 2, "b": 3}}\n</tool_call>';
+  qwen.decode(prompt).includes('<tool_response>') ? 'The sum is 5.' : 'Let me add.<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
 const ADD = { type: 'function', name: 'add', description: 'Add.', parameters: { type: 'object', properties: { a: { type: 'integer' } } } };
 const ADD_CHAT = { type: 'function', function: { name: 'add', description: 'Add.', parameters: ADD.parameters } };
 

@@ -9,7 +9,7 @@ let h: Harness;
 before(async () => {
   h = await startHarness({
     script: (_p, _params, i) =>
-      i === 0 ? 'Checking.<tool_call>\n{"name": "get_weather", "args": {"city": "Z\\u00fcrich"}}\n</tool_call>' : 'Sunny ☀ in Zürich, ' + 'very '.repeat(20) + 'nice.',
+      i === 0 ? 'Checking.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Z\\u00fcrich"}}\n</tool_call>' : 'Sunny ☀ in Zürich, ' + 'very '.repeat(20) + 'nice.',
     initial: policy({ switchId: 'q', modelName: 'Qwen/Qwen3-4B-Instruct-2507', baseModel: 'Qwen/Qwen3-4B-Instruct-2507', renderer: 'qwen3_instruct' }),
   });
 });

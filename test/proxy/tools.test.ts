@@ -3,7 +3,8 @@
 // no way to show tools (llama3) refuses them with a 400 in the called API's own error format.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { getRenderer, getTokenizer } from '../../chat';
+import { getRenderer, getTokenizer, toInts } from '../../chat';
+import { withToolDeclarations } from '../../chat/tools';
 import { ROLE_COLON_TOOLS_HEADER } from '../../chat/renderers/role-colon';
 import { policy, post, startHarness, type Harness } from './helpers';
 
@@ -13,26 +14,28 @@ const TOOL = { type: 'function', function: { name: 'add', parameters: { type: 'o
 
 let h: Harness;
 before(async () => {
-  h = await startHarness({ script: (prompt) => (bytes.decode(prompt).includes('Tool: 5') ? 'It is 5.' : 'Adding. <tool_call>{"name": "add", "args": {"a": 2}}</tool_call>') });
+  h = await startHarness({ script: (prompt) => (bytes.decode(prompt).includes('Tool: 5') ? 'It is 5.' : 'Adding. <tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>') });
 });
 after(() => h.close());
 
 test('role_colon: without tools exactly the cookbook rendering; with tools declared in the system turn and calls after the text', () => {
   const plain = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }];
-  assert.equal(bytes.decode(roleColon.buildGenerationPrompt(plain)), '<|bos|>System: Be brief.\n\nUser: Hi\n\nAssistant:');
-  const withTools = roleColon.withTools!(
+  assert.equal(bytes.decode(toInts(roleColon.buildGenerationPrompt(plain))), '<|bos|>System: Be brief.\n\nUser: Hi\n\nAssistant:');
+  const withTools = withToolDeclarations(
+    roleColon,
     [...plain, { role: 'assistant', content: 'Adding.', tool_calls: [{ type: 'function', id: 'c1', function: { name: 'add', arguments: '{"a":2}' } }] }, { role: 'tool', content: '5', tool_call_id: 'c1' }],
     [TOOL],
   );
   assert.equal(
-    bytes.decode(roleColon.buildGenerationPrompt(withTools)),
+    bytes.decode(toInts(roleColon.buildGenerationPrompt(withTools))),
     `<|bos|>System: Be brief.\n\n${ROLE_COLON_TOOLS_HEADER}\n{"name": "add", "parameters": {"type": "object"}}\n\nUser: Hi\n\n` +
-      'Assistant: Adding.\n<tool_call>{"name": "add", "args": {"a": 2}}</tool_call>\n\nTool: 5\n\nAssistant:',
+      'Assistant: Adding.\n<tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>\n\nTool: 5\n\nAssistant:',
   );
-  const parsed = roleColon.parseResponse(bytes.encode(' Adding. <tool_call>{"name": "add", "args": {"a": 2}}</tool_call>\n\nUser:'));
-  assert.equal(parsed.ok, true);
+  const parsed = roleColon.parseResponse(bytes.encode(' Adding. <tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>\n\nUser:'));
+  assert.equal(parsed.termination, 'stop_sequence');
   assert.deepEqual(parsed.message.tool_calls, [{ type: 'function', function: { name: 'add', arguments: '{"a": 2}' } }]);
-  assert.equal(roleColon.parseResponse(bytes.encode(' <tool_call>{"name": 3}</tool_call>\n\nUser:')).ok, false, 'a broken call is not ok');
+  const broken = roleColon.parseResponse(bytes.encode(' <tool_call>{"name": 3}</tool_call>\n\nUser:'));
+  assert.deepEqual(broken.message.unparsed_tool_calls, [{ raw_text: '<tool_call>{"name": 3}</tool_call>', error: "Missing or invalid 'name' field" }], 'a broken call is kept as unparsed');
 });
 
 test('role_colon through the APIs: the call is parsed from the sample, with ids that follow the sample', async () => {
