@@ -1,10 +1,12 @@
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { StartedGroup } from '../workflows/async-scheduler';
 import { groupKey } from '../workflows/async-scheduler';
 import type { GroupResult, RunSettings } from '../workflows/run-types';
 import { runDataset, trainBatchTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
+import { buildTrajectoryGroups } from './trajectories';
+import { allSame, totalRewards } from '../rl';
 
 /**
  * Async runs: the groupSize rollouts of dataset group `group.g` (batch g / batchSize, position g % batchSize, so
@@ -30,5 +32,15 @@ export async function collectGroup(settings: RunSettings, group: StartedGroup, d
   }));
   const collected = await runRolloutBatch(storeFor(settings), settings, 'train', group.resourcesId, keyPrefix, requests, 1, (m) => log.info(`${key}: ${m}`));
   const only = collected.groups[0]!;
-  return { taskIndex: taskIndex!, rolloutIds: only.rolloutIds, statuses: only.statuses };
+  const result: GroupResult = { taskIndex: taskIndex!, rolloutIds: only.rolloutIds, statuses: only.statuses };
+  // removeConstantRewardGroups filters a group when it finishes (as the cookbook's async loop does), so its slot is
+  // freed at once and every step still trains groupsPerBatch groups.
+  if (settings.removeConstantRewardGroups && only.statuses.includes('succeeded')) {
+    const built = await buildTrajectoryGroups(storeFor(settings), settings, [only], Context.current().cancellationSignal);
+    if (allSame(totalRewards(built.groups[0]!))) {
+      log.info(`${key}: every rollout got the same reward: filtered, not trained`);
+      result.constantReward = true;
+    }
+  }
+  return result;
 }

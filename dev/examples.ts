@@ -93,6 +93,20 @@ export const EXAMPLES: Record<string, ExampleRun> = {
     renderer: 'role_colon',
     config: (u) => ({ ...EXAMPLES.hello!.config(u), runName: 'hello-longtail' }),
   },
+  // hello-longtail trained by the async loop (agents/examples/hello-async.run.json is the same run for the client):
+  // the trainer waits for no batch's slowest rollout. A killed worker costs seconds: its activities are retried
+  // once their heartbeats stop for 10 s (Temporal's default waits 1-2 minutes).
+  'hello-async': {
+    agent: 'hello-longtail',
+    model: 'local/tiny-hello',
+    renderer: 'role_colon',
+    config: (u) => ({
+      ...EXAMPLES.hello!.config(u),
+      runName: 'hello-async',
+      activityHeartbeatTimeoutSeconds: 10,
+      async: { maxStepsOffPolicy: 1, groupsPerBatch: 16 },
+    }),
+  },
   // hello asked through the proxy's other agent APIs (agents/examples/hello-apis.ts): OpenAI Responses, Anthropic
   // Messages, legacy Completions. Same task, model and prompt tokens as hello, so the same run otherwise.
   ...helloThrough('hello-responses', 'hello-messages', 'hello-completions'),

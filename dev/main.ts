@@ -102,7 +102,7 @@ async function main(o: StartOptions): Promise<void> {
   try {
     const result = await watch(handle, process.stdout, 1000, (p) => status.for(p));
     say('');
-    say(formatCurve(rewardCurve(runPaths(logPath).metrics)));
+    say(formatCurve(rewardCurve(runPaths(logPath).metrics), result.asyncCounts ? 'step' : 'batch'));
     say(finished ? `(finished earlier) ${resultLine(result)}` : resultLine(result));
     say(`files: ${runPaths(logPath).metrics}, ${runPaths(logPath).checkpoints}`);
     say(`report: ${reportPath(logPath)}`);

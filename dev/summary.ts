@@ -1,4 +1,4 @@
-// The end-of-run summary: the reward curve from metrics.jsonl, time per batch, where the files are.
+// The end-of-run summary: the reward curve from metrics.jsonl, time per batch (async runs: per step), where the files are.
 import { readJsonl } from '../records/run-files';
 
 export interface CurvePoint {
@@ -19,11 +19,13 @@ export function rewardCurve(metricsFile: string): CurvePoint[] {
     .sort((a, b) => a.step - b.step);
 }
 
-export function formatCurve(points: CurvePoint[]): string {
+/** `unit`: 'step' for async runs (optimizer steps), 'batch' otherwise. */
+export function formatCurve(points: CurvePoint[], unit: 'batch' | 'step' = 'batch'): string {
   const f = (x: number | null, d = 3) => (x === null || !Number.isFinite(x) ? '    -' : x.toFixed(d).padStart(6));
-  const lines = ['batch  reward    eval  seconds'];
+  const lines = [`${unit.padEnd(5)}  reward    eval  seconds`];
   for (const p of points) lines.push(`${String(p.step).padStart(5)}  ${f(p.reward)}  ${f(p.evalReward)}  ${f(p.seconds, 1)}`);
   const secs = points.map((p) => p.seconds).filter((s): s is number => s !== null);
-  if (secs.length) lines.push(`mean ${(secs.reduce((a, b) => a + b, 0) / secs.length).toFixed(1)} s per batch over ${secs.length} batches`);
+  const plural = unit === 'step' ? 'steps' : 'batches';
+  if (secs.length) lines.push(`mean ${(secs.reduce((a, b) => a + b, 0) / secs.length).toFixed(1)} s per ${unit} over ${secs.length} ${plural}`);
   return lines.join('\n');
 }

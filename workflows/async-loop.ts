@@ -9,7 +9,7 @@
 // Every decision is made here, in workflow code, from activity results in history, so replay and recovery
 // reproduce which groups made each step. Groups in flight across continue-as-new are picked up again by their
 // idempotency keys; a stop cancels them, and their rollouts still queued in the store.
-import { CancellationScope, condition, isCancellation, log, setCurrentDetails } from '@temporalio/workflow';
+import { CancellationScope, condition, ContinueAsNew, isCancellation, log, setCurrentDetails } from '@temporalio/workflow';
 import type { TraceEvent } from '../activities/types';
 import { AsyncScheduler, groupKey, initialSchedulerState, stalenessOf, type AsyncSettings, type FinishedGroup, type SchedulerCounts, type StartedGroup } from './async-scheduler';
 import type { RunControl } from './run-control';
@@ -87,6 +87,8 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     showProgress();
   };
 
+  // Progress shows the async state from the start (a run continued while paused waits before any fill).
+  showProgress();
   // A continued run picks up the groups its previous segment had in flight (the store has their rollouts).
   for (const g of sched.state.inFlight) launch(g);
   run.setPhase('publishing policy');
@@ -104,126 +106,137 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     pausedMs += Date.now() - t0;
   };
   let stoppedEarly = false;
-  for (;; run.batch++) {
-    if (run.paused) await waitWhilePaused();
-    if (run.stopRequested) {
-      stoppedEarly = true;
-      break;
-    }
-    if (fatal) throw fatal;
-    const settings = run.settings();
-    const trace = settings.enableTrace ? traceEvents : null;
-    traceEvents.length = 0;
-    const step = run.batch;
-    const policy = run.policy!;
-    run.batchStartedAtMs = windowStart;
-    const metrics: Metrics = {
-      'progress/step': step,
-      'progress/batch': step,
-      'optim/lr': settings.learningRate,
-      'progress/done_frac': Math.min(1, (step + 1) / run.numBatches),
-    };
-
-    if (settings.evalEvery > 0 && step % settings.evalEvery === 0 && evaluatedStep !== step) {
-      await evaluate(run, ctx, settings, step, policy, metrics, trace);
-      evaluatedStep = step;
-    }
-
-    fill();
-    // A pause while waiting keeps this step (and its evaluation metrics): the wait resumes after it.
-    let waitedMs = 0;
-    for (;;) {
-      run.setPhase('waiting for groups');
-      const waitStart = Date.now();
-      await condition(() => sched.readyOrDone(policy.step) || run.paused || run.stopRequested || fatal !== null);
-      waitedMs += Date.now() - waitStart;
-      if (run.paused && !run.stopRequested && fatal === null) {
-        await waitWhilePaused();
-        fill();
-        continue;
-      }
-      break;
-    }
-    if (fatal) throw fatal;
-    if (run.stopRequested) {
-      stoppedEarly = true;
-      break;
-    }
-    const batch = sched.takeBatch(policy.step);
-    if (!batch) {
-      // Every group is trained or failed: the data is used up. The final policy is evaluated (as the cookbook
-      // does at the end) and that evaluation logged as the row after the last step.
-      if (settings.evalEvery > 0 && evaluatedStep !== step) {
-        await evaluate(run, ctx, settings, step, policy, metrics, trace);
-        evaluatedStep = step;
-      }
-      if (Object.keys(metrics).some((k) => k.startsWith('test/'))) {
-        run.setPhase('logging');
-        await bookkeeping.logMetrics(settings, step, { ...metrics, 'progress/done_frac': 1 }, settings.enableTrace ? [...traceEvents] : []);
-      }
-      break;
-    }
-    metrics['async/time_waiting_for_groups'] = waitedMs / 1000;
-
-    run.setPhase('training');
-    const stepResult = await run.timed('train', () => trainer.trainStep(settings, step, collectedBatch(batch), policy), metrics, trace);
-    Object.assign(metrics, stepResult.metrics);
-    run.policy = stepResult.state;
-
-    // Until the publish returns the proxy serves the old policy: groups finishing meanwhile start under it, on slots
-    // other than this step's, which are freed only once the new policy serves.
-    run.setPhase('publishing policy');
-    const resourcesId = await bookkeeping.publishPolicy(settings, run.policy.step, 'train', run.policy);
-    serving = { step: run.policy.step, resourcesId };
-    sched.trained(run.policy.step);
-    fill();
-
-    if (settings.saveEvery > 0 && (step + 1) % settings.saveEvery === 0) {
-      run.setPhase('checkpointing');
-      await run.timed('record_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(step + 1), step + 1, run.policy!, false), metrics, trace);
-    }
-
-    // async/staleness_* come from trainStep: read from the spans, the policy that served each group. The labels
-    // are the cross-check (trainStep counts disagreements as async/groups_mislabelled).
-    const labelled = stalenessOf(batch, policy.step);
-    const now = sched.state.counts;
-    Object.assign(metrics, {
-      'async/staleness_labelled_max': labelled.max,
-      'async/groups_trained': batch.length,
-      'async/groups_stale_resampled': now.resampled - before.resampled,
-      'async/groups_dropped_stale': now.droppedStale - before.droppedStale,
-      'async/groups_failed': now.failed - before.failed,
-      'async/groups_constant_reward': (now.constantReward ?? 0) - (before.constantReward ?? 0),
-      'async/groups_in_flight': sched.state.inFlight.length,
-    });
-    before = { ...now };
-    const total = Math.max(0, Date.now() - windowStart - pausedMs) / 1000;
-    metrics['time/total'] = total;
-    if (pausedMs > 0) metrics['time/paused'] = pausedMs / 1000;
-    // The trainer works only inside trainStep: the rest of the step's wall time (not paused) it waits.
-    metrics['async/trainer_idle_frac'] = total > 0 ? Math.max(0, 1 - (metrics['time/train'] ?? 0) / total) : 0;
-    run.setPhase('logging');
-    await bookkeeping.logMetrics(settings, step, metrics, settings.enableTrace ? [...traceEvents] : []);
-    run.stepDone(metrics, stepResult.skipReason);
-    windowStart = Date.now();
-    pausedMs = 0;
-
-    await run.maybeContinueAsNew(ctx.config, !sched.exhausted(), () => {
-      // The next run picks its groups up by their keys; these attempts would only finish into a closed run.
-      sampling.cancel();
-      return { async: { scheduler: sched.state, evaluatedStep } };
-    });
-  }
-  const unwanted = sched.state.inFlight.map(groupKey);
-  sampling.cancel();
-  if (unwanted.length > 0) {
-    // Their rollouts would still be taken by runners: cancelled in the store too (outside the cancelled scope,
-    // and not cut by a stop's grace: it is quick).
+  /** Cancels the groups still sampling, in Temporal and in the store (runners would still take their rollouts). */
+  const cancelSampling = async () => {
+    const unwanted = sched.state.inFlight.map(groupKey);
+    sampling.cancel();
+    if (unwanted.length === 0) return;
     log.info('cancelling groups still sampling', { groups: unwanted });
+    // Not cut by a stop's grace (it is quick), nor by the scope a failure or the grace cancels.
     await CancellationScope.nonCancellable(() => bookkeeping.cancelGroups(run.settings(), unwanted)).catch((err: unknown) =>
       log.warn('could not cancel the rollouts of groups still sampling', { error: String(err) }),
     );
+  };
+  const runSteps = async () => {
+    for (;; run.batch++) {
+      if (run.paused) await waitWhilePaused();
+      if (run.stopRequested) {
+        stoppedEarly = true;
+        break;
+      }
+      if (fatal) throw fatal;
+      const settings = run.settings();
+      const trace = settings.enableTrace ? traceEvents : null;
+      traceEvents.length = 0;
+      const step = run.batch;
+      const policy = run.policy!;
+      run.batchStartedAtMs = windowStart;
+      const metrics: Metrics = {
+        'progress/step': step,
+        'progress/batch': step,
+        'optim/lr': settings.learningRate,
+        'progress/done_frac': Math.min(1, (step + 1) / run.numBatches),
+      };
+
+      if (settings.evalEvery > 0 && step % settings.evalEvery === 0 && evaluatedStep !== step) {
+        await evaluate(run, ctx, settings, step, policy, metrics, trace);
+        evaluatedStep = step;
+      }
+
+      fill();
+      // A pause while waiting keeps this step (and its evaluation metrics): the wait resumes after it.
+      let waitedMs = 0;
+      for (;;) {
+        run.setPhase('waiting for groups');
+        const waitStart = Date.now();
+        await condition(() => sched.readyOrDone(policy.step) || run.paused || run.stopRequested || fatal !== null);
+        waitedMs += Date.now() - waitStart;
+        if (run.paused && !run.stopRequested && fatal === null) {
+          await waitWhilePaused();
+          fill();
+          continue;
+        }
+        break;
+      }
+      if (fatal) throw fatal;
+      if (run.stopRequested) {
+        stoppedEarly = true;
+        break;
+      }
+      const batch = sched.takeBatch(policy.step);
+      if (!batch) {
+        // Every group is trained or failed: the data is used up. The final policy is evaluated (as the cookbook
+        // does at the end) and that evaluation logged as the row after the last step.
+        if (settings.evalEvery > 0 && evaluatedStep !== step) {
+          await evaluate(run, ctx, settings, step, policy, metrics, trace);
+          evaluatedStep = step;
+        }
+        if (Object.keys(metrics).some((k) => k.startsWith('test/'))) {
+          run.setPhase('logging');
+          await bookkeeping.logMetrics(settings, step, { ...metrics, 'progress/done_frac': 1 }, settings.enableTrace ? [...traceEvents] : []);
+        }
+        break;
+      }
+      metrics['async/time_waiting_for_groups'] = waitedMs / 1000;
+
+      run.setPhase('training');
+      const stepResult = await run.timed('train', () => trainer.trainStep(settings, step, collectedBatch(batch), policy), metrics, trace);
+      Object.assign(metrics, stepResult.metrics);
+      run.policy = stepResult.state;
+
+      // Until the publish returns the proxy serves the old policy: groups finishing meanwhile start under it, on slots
+      // other than this step's, which are freed only once the new policy serves.
+      run.setPhase('publishing policy');
+      const resourcesId = await bookkeeping.publishPolicy(settings, run.policy.step, 'train', run.policy);
+      serving = { step: run.policy.step, resourcesId };
+      sched.trained(run.policy.step);
+      fill();
+
+      if (settings.saveEvery > 0 && (step + 1) % settings.saveEvery === 0) {
+        run.setPhase('checkpointing');
+        await run.timed('record_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(step + 1), step + 1, run.policy!, false), metrics, trace);
+      }
+
+      // async/staleness_* come from trainStep: read from the spans, the policy that served each group. The labels
+      // are the cross-check (trainStep counts disagreements as async/groups_mislabelled).
+      const labelled = stalenessOf(batch, policy.step);
+      const now = sched.state.counts;
+      Object.assign(metrics, {
+        'async/staleness_labelled_max': labelled.max,
+        'async/groups_trained': batch.length,
+        'async/groups_stale_resampled': now.resampled - before.resampled,
+        'async/groups_dropped_stale': now.droppedStale - before.droppedStale,
+        'async/groups_failed': now.failed - before.failed,
+        'async/groups_constant_reward': (now.constantReward ?? 0) - (before.constantReward ?? 0),
+        'async/groups_in_flight': sched.state.inFlight.length,
+      });
+      before = { ...now };
+      const total = Math.max(0, Date.now() - windowStart - pausedMs) / 1000;
+      metrics['time/total'] = total;
+      if (pausedMs > 0) metrics['time/paused'] = pausedMs / 1000;
+      // The trainer works only inside trainStep: the rest of the step's wall time (not paused) it waits.
+      metrics['async/trainer_idle_frac'] = total > 0 ? Math.max(0, 1 - (metrics['time/train'] ?? 0) / total) : 0;
+      run.setPhase('logging');
+      await bookkeeping.logMetrics(settings, step, metrics, settings.enableTrace ? [...traceEvents] : []);
+      run.stepDone(metrics, stepResult.skipReason);
+      windowStart = Date.now();
+      pausedMs = 0;
+
+      await run.maybeContinueAsNew(ctx.config, !sched.exhausted(), () => {
+        // The next run picks its groups up by their keys; these attempts would only finish into a closed run.
+        sampling.cancel();
+        return { async: { scheduler: sched.state, evaluatedStep } };
+      });
+    }
+  };
+  try {
+    await runSteps();
+  } catch (err) {
+    // Continue-as-new hands the groups in flight to the next run; a failure or a stop cut short ends them.
+    if (!(err instanceof ContinueAsNew)) await cancelSampling();
+    throw err;
   }
+  await cancelSampling();
   showProgress();
   const c = sched.state.counts;
   log.info('async sampling done', { ...c, steps: run.batch });

@@ -124,6 +124,8 @@ export interface GroupResult {
   taskIndex: number;
   rolloutIds: string[];
   statuses: string[];
+  /** removeConstantRewardGroups: every rollout got the same reward, so the group is not trained. */
+  constantReward?: boolean;
 }
 
 export interface TrainingRunInput {

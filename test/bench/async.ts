@@ -1,22 +1,35 @@
 // `npm run bench -- async`: synchronous against async off-policy training of the hello task with a long-tail agent
-// (hello-longtail: a seeded log-normal delay per rollout, p99 = 10 x median), on one stack (Temporal dev server,
-// store, local trainer, proxy, worker, runners), one run after the other in the same process. For each it measures
-// the wall time until the train reward reaches the target (a running mean over the last --window steps, so one
-// lucky batch does not count), the steps taken, the trainer's idle fraction and, for async, staleness; prints both
-// reward curves side by side; and ends with `async speedup to reward 0.8: <ratio>x` (sync wall / async wall).
+// (hello-longtail: a seeded log-normal delay per rollout, p99 = 10 x median), with equal arms: each comparison runs
+// the same loss in both modes (ppo/ppo and importance_sampling/importance_sampling), for three tail shapes (median
+// 0.3 s, 1 s, 2 s), and the async side under both staleness rules ('pace', the default, and 'resample'). One stack
+// per tail shape (Temporal dev server, store, local trainer, proxy, worker, runners), the runs one after the other.
+// Every figure is aggregated the same way for every arm: the wall time until the train reward reaches the target (a
+// running mean over the last --window steps), the steps taken, the trainer idle fraction as
+// sum(time/total - time/train) / sum(time/total), and the ideal: the wall time had the trainer never waited (steps to
+// the target x mean time/train). For async arms also staleness (from the spans, as the run logs it), rollouts wasted
+// (groups sent back or dropped as stale over groups started) and slow groups trained as first sampled (the 10 % of
+// dataset groups whose slowest first-sample rollout is slowest; 'resample' sends such groups back when they come in
+// too stale). It writes docs/async-bench.md and ends with `async speedup to reward 0.8: <ratio>x` (2 s median,
+// ppo/ppo, pace).
 //
-//   npm run bench -- async [--median-ms 2000] [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full]
-//                          [--max-off-policy 1] [--async-loss NAME] [--eval-every 0] [--only sync|async] [--timeout-min 15]
-//                          [--keep] [--verbose]
+//   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample]
+//                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
+//                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
+//                          [--verbose]
 //
-// The configs are the hello example's (dev/examples.ts, = agents/examples/hello.run.json) with the stack's URLs, a
-// log path under a temporary folder, distinct run names and, by default, no evaluation (it is the same work in both
-// modes and is not what is compared). Its 320 tasks make 20 steps per epoch: --steps above 20 adds epochs (rounded
-// up to whole epochs; the first 20 steps are the hello run's), below 20 keeps the first steps x 16 tasks. Each run is
-// stopped (the `stop` update: the step in flight finishes) once it reaches the target, unless --full. The async run adds
-// `"async": {"maxStepsOffPolicy": 1, "groupsPerBatch": <batchSize>}`. The base model is built once and cached under
-// .data/bench/ (or copied from .data/trainer/ when `npm start` built it), so no run pays for it.
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+// The configs are the hello example's (dev/examples.ts) with the stack's URLs, a log path under a temporary folder,
+// distinct run names, the arm's loss and, by default, no evaluation. Its 320 tasks make 20 steps per epoch: --steps
+// above 20 adds epochs. Each run is stopped (the step in flight finishes) once it reaches the target, unless --full.
+// The async runs add `"async": {"maxStepsOffPolicy": 1, "groupsPerBatch": 16, "staleRule": <rule>}`. The base model is
+// built once and cached under .data/bench/, so no run pays for it. The whole matrix is 18 runs: about an hour and a
+// half on a quiet 2-core machine; `--medians 300 --losses ppo --steps 4 --target 0` is a smoke run of a few minutes.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { loadAverage } from './bench-kit';
+import { stepRecordsOf } from '../helpers/run-records';
+import { rolloutSeed } from '../../activities/rollout-batch';
+import { longTailDelayMs } from '../../agents/examples/hello-longtail';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -37,7 +50,9 @@ const MODEL = 'local/tiny-hello';
 
 const { values: v } = parseArgs({
   options: {
-    'median-ms': { type: 'string', default: '2000' },
+    medians: { type: 'string', default: '300,1000,2000' },
+    losses: { type: 'string', default: 'ppo,importance_sampling' },
+    rules: { type: 'string', default: 'pace,resample' },
     steps: { type: 'string', default: '40' },
     full: { type: 'boolean', default: false },
     runners: { type: 'string', default: '64' },
@@ -45,24 +60,37 @@ const { values: v } = parseArgs({
     window: { type: 'string', default: '3' },
     'max-off-policy': { type: 'string', default: '1' },
     'eval-every': { type: 'string', default: '0' },
-    'async-loss': { type: 'string' },
-    only: { type: 'string' },
     'timeout-min': { type: 'string', default: '15' },
+    out: { type: 'string', default: 'docs/async-bench.md' },
+    json: { type: 'string' },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
   strict: true,
 });
 
+function fail(line: string): never {
+  process.stderr.write(`bench async: ${line}\n`);
+  process.exit(2);
+}
 function num(name: keyof typeof v, check: (x: number) => boolean, what: string): number {
   const x = Number(v[name]);
-  if (!check(x)) {
-    process.stderr.write(`bench async: --${name} must be ${what}, got ${JSON.stringify(v[name])}\n`);
-    process.exit(2);
-  }
+  if (!check(x)) fail(`--${name} must be ${what}, got ${JSON.stringify(v[name])}`);
   return x;
 }
-const MEDIAN_MS = num('median-ms', (x) => Number.isFinite(x) && x >= 0, 'a non-negative number of ms');
+function list<T extends string>(name: keyof typeof v, allowed: readonly T[] | null): T[] {
+  const xs = String(v[name]).split(',').map((x) => x.trim()).filter(Boolean);
+  if (xs.length === 0) fail(`--${name} names nothing`);
+  for (const x of xs) if (allowed && !allowed.includes(x as T)) fail(`--${name}: ${JSON.stringify(x)} is not one of ${allowed.join(', ')}`);
+  return xs as T[];
+}
+const MEDIANS = list('medians', null).map((x) => {
+  const ms = Number(x);
+  if (!Number.isFinite(ms) || ms < 0) fail(`--medians: ${JSON.stringify(x)} is not a non-negative number of ms`);
+  return ms;
+});
+const LOSSES = list('losses', ['ppo', 'importance_sampling', 'cispo', 'dro'] as const);
+const RULES = list('rules', ['pace', 'resample'] as const);
 const STEPS = num('steps', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const TARGET = num('target', Number.isFinite, 'a number');
@@ -70,11 +98,8 @@ const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive i
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 const EVAL_EVERY = num('eval-every', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 const TIMEOUT_MS = num('timeout-min', (x) => x > 0, 'a positive number') * 60_000;
-if (v.only !== undefined && v.only !== 'sync' && v.only !== 'async') {
-  process.stderr.write(`bench async: --only must be sync or async, got ${JSON.stringify(v.only)}\n`);
-  process.exit(2);
-}
-const MODES = (v.only ? [v.only] : ['sync', 'async']) as Mode[];
+/** The arm the last line reports: the 2 s median, ppo in both modes, the default rule. */
+const HEADLINE = { medianMs: 2000, loss: 'ppo', rule: 'pace' };
 
 type Mode = 'sync' | 'async';
 type Row = Record<string, unknown>;
@@ -89,8 +114,21 @@ interface StepPoint {
   row: Row;
 }
 
+/** One run of the matrix: a tail shape, a loss (the same in both modes), sync or async under a rule. */
+interface Arm {
+  medianMs: number;
+  loss: string;
+  mode: Mode;
+  rule?: 'pace' | 'resample';
+}
+const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}`);
+
 interface ModeResult {
   mode: Mode;
+  arm: Arm;
+  runName: string;
+  /** Async runs: the run's group counts (started, trained, sent back, dropped, failed). */
+  counts?: Record<string, number>;
   /** Why there is no measurement (config refused, run failed, timed out). */
   error?: string;
   points: StepPoint[];
@@ -127,21 +165,19 @@ async function provideBaseModel(dataDir: string): Promise<void> {
   cpSync(baseDir(source, MODEL), baseDir(path.join(dataDir, 'trainer'), MODEL), { recursive: true });
 }
 
-function configFor(stack: Stack, mode: Mode, runName: string, logPath: string): RunConfigInput & { async?: unknown } {
+function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): RunConfigInput {
   const base = EXAMPLES['hello-longtail']!.config({ storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, logPath });
   const batchSize = base.datasetBuilder.batchSize;
-  const cfg: RunConfigInput & { async?: unknown } = {
+  return {
     ...base,
     runName,
     logPath,
     evalEvery: EVAL_EVERY,
+    // The same loss in both modes: the comparison is of the loops, not of the losses.
+    lossFn: arm.loss as RunConfigInput['lossFn'],
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
+    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule } } : {}),
   };
-  // The cookbook's AsyncConfig: train on the first `groupsPerBatch` groups to finish, at most --max-off-policy steps stale.
-  if (mode === 'async') cfg.async = { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize };
-  // The async run's loss, when not the config's default for async runs (the schema checks the name).
-  if (mode === 'async' && v['async-loss'] !== undefined) (cfg as Record<string, unknown>).lossFn = v['async-loss'];
-  return cfg;
 }
 
 /** The hello tasks for STEPS steps: the first STEPS x batchSize of them, or whole epochs of all of them. */
@@ -154,7 +190,8 @@ function datasetFor(tasks: unknown[], batchSize: number): { trainDataset: unknow
 /** Step points from the metrics rows, each stamped with the wall time its row was first seen. */
 function pointsOf(rows: Row[], seenAt: Map<number, number>): StepPoint[] {
   const byStep = new Map<number, Row>();
-  for (const r of rows) if (typeof r.step === 'number') byStep.set(r.step, r);
+  // A row without a train reward after the last step is the final evaluation's: not a step.
+  for (const r of rows) if (typeof r.step === 'number' && (r['env/all/reward/total'] !== undefined || r['time/train'] !== undefined)) byStep.set(r.step, r);
   const steps = [...byStep.keys()].sort((a, b) => a - b);
   const rewards: number[] = [];
   return steps.map((step) => {
@@ -167,16 +204,17 @@ function pointsOf(rows: Row[], seenAt: Map<number, number>): StepPoint[] {
   });
 }
 
-async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir: string, mode: Mode): Promise<ModeResult> {
-  const runName = `bench-${mode}-${taskQueue.slice(-8)}`;
+async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir: string, arm: Arm): Promise<ModeResult> {
+  const mode = arm.mode;
+  const runName = `bench-${arm.medianMs}-${arm.loss}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
-  const empty = (error: string): ModeResult => ({ mode, error, points: [], totalSeconds: NaN, logPath });
+  const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
   let cfg;
   try {
-    cfg = validateRunConfig(configFor(stack, mode, runName, logPath), `${mode} config`);
+    cfg = validateRunConfig(configFor(stack, arm, runName, logPath), `${mode} config`);
   } catch (err) {
-    return empty(`config refused (${mode === 'async' ? 'has the `async` config field landed? ' : ''}${(err as Error).message.replace(/\n\s*/g, ' ')})`);
+    return empty(`config refused (${(err as Error).message.replace(/\n\s*/g, ' ')})`);
   }
   const started = Date.now();
   const run = await startOrAttach(client, taskQueue, cfg, { fresh: true });
@@ -205,8 +243,11 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   let error: string | undefined;
   let ended = false;
   let stopSent = false;
+  let counts: Record<string, number> | undefined;
   const result = handle.result().then(
-    () => undefined,
+    (res) => {
+      counts = res.asyncCounts as unknown as Record<string, number> | undefined;
+    },
     (err: Error) => {
       error = `the run failed: ${err.message}${err.cause ? `: ${(err.cause as Error).message}` : ''}`;
     },
@@ -235,6 +276,9 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   };
   return {
     mode,
+    arm,
+    runName,
+    counts,
     error,
     points,
     totalSeconds,
@@ -245,10 +289,8 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   };
 }
 
-/** Trainer idle fraction: the async loop's own metric when logged, else (time/total - time/train) / time/total. */
-function idleFraction(points: StepPoint[]): { value: number; how: string } {
-  const own = points.map((p) => numberOf(p.row, 'async/trainer_idle_frac')).filter((x): x is number => x !== null);
-  if (own.length === points.length && own.length > 0) return { value: mean(own), how: 'mean of async/trainer_idle_frac' };
+/** Trainer idle fraction, one way for every arm: sum(time/total - time/train) / sum(time/total). */
+function idleFraction(points: StepPoint[]): number {
   let total = 0;
   let train = 0;
   for (const p of points) {
@@ -258,81 +300,196 @@ function idleFraction(points: StepPoint[]): { value: number; how: string } {
     total += t;
     train += tr;
   }
-  return { value: total > 0 ? (total - train) / total : NaN, how: 'sum(time/total - time/train) / sum(time/total)' };
+  return total > 0 ? (total - train) / total : NaN;
 }
 
-function summarize(r: ModeResult): string[] {
-  const lines = [`${r.mode}:${r.loss ? ` (loss ${r.loss})` : ''}`];
-  if (r.error) lines.push(`  ERROR: ${r.error}`);
-  if (r.points.length === 0) return lines;
-  const reach = r.reached
-    ? `${r.reached.wall.toFixed(1)} s, at step ${r.reached.step} (${r.reached.step + 1} steps)`
-    : `not reached in ${r.points.length} steps (best mean${WINDOW} ${Math.max(...r.points.map((p) => p.windowMean ?? -Infinity)).toFixed(2)})`;
-  lines.push(`  wall time to train reward ${TARGET} (mean of the last ${WINDOW} steps): ${reach}`);
-  lines.push(
-    `  first single step at ${TARGET}: ${r.reachedSingle ? `step ${r.reachedSingle.step}, ${r.reachedSingle.wall.toFixed(1)} s` : 'none'}`,
+/** Dataset groups of an async run, by the delay of the slowest rollout of their first sample (what hello-longtail waits). */
+function firstSampleDelays(numGroups: number, groupSize: number, seed: number, medianMs: number): number[] {
+  return Array.from({ length: numGroups }, (_, g) =>
+    Math.max(...Array.from({ length: groupSize }, (_, m) => longTailDelayMs(`seed:${rolloutSeed(`${seed}/async/g${g}r0/${m}`)}`, medianMs))),
   );
-  lines.push(`  run: ${r.points.length} steps in ${r.totalSeconds.toFixed(1)} s (start to end, final checkpoint included${r.reached && !v.full ? '; stopped at the target' : ''})`);
-  const perStep = ['time/total', 'time/sample', 'time/train']
-    .map((k) => [k, r.points.map((p) => numberOf(p.row, k)).filter((x): x is number => x !== null)] as const)
-    .filter(([, xs]) => xs.length > 0)
-    .map(([k, xs]) => `${k} ${mean(xs).toFixed(2)} s`);
-  if (perStep.length) lines.push(`  mean per step: ${perStep.join(', ')}`);
-  const idle = idleFraction(r.points);
-  lines.push(`  trainer idle fraction: ${idle.value.toFixed(3)} (${idle.how})`);
-  const asyncKeys = [...new Set(r.points.flatMap((p) => Object.keys(p.row)).filter((k) => k.startsWith('async/')))].sort();
-  if (r.mode === 'async' && asyncKeys.length === 0) {
-    lines.push('  WARNING: no async/* metrics were logged: this run trained synchronously (has the async loop landed?)');
+}
+
+/** Group keys each step trained (its step record, in the store's run records). */
+async function trainedKeys(storeUrl: string, runName: string): Promise<string[]> {
+  return (await stepRecordsOf(storeUrl, runName)).flatMap((r) => r.groups ?? []);
+}
+
+/** The figures of one arm, each aggregated the same way whatever the arm. */
+export interface ArmFigures {
+  medianMs: number;
+  loss: string;
+  arm: string;
+  error: string | null;
+  steps: number;
+  /** Seconds until the windowed train reward reached the target, and the step (null: not reached). */
+  toTarget: number | null;
+  stepAtTarget: number | null;
+  /** Steps to the target x mean time/train: the wall time had the trainer never waited. */
+  ideal: number | null;
+  secondsPerStep: number;
+  trainSecondsPerStep: number;
+  idleFrac: number;
+  finalReward: number | null;
+  stalenessMean: number | null;
+  stalenessMax: number | null;
+  /** Async: groups sent back or dropped as stale / groups started. */
+  wastedFrac: number | null;
+  /**
+   * Async: of the slow groups (top 10 % slowest first sample among the groups the run got to) whose task was
+   * trained, the share trained as first sampled rather than resampled.
+   */
+  slowTrainedFrac: number | null;
+}
+
+async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
+  const pts = r.points;
+  const colMean = (k: string) => {
+    const xs = pts.map((p) => numberOf(p.row, k)).filter((x): x is number => x !== null);
+    return xs.length ? mean(xs) : null;
+  };
+  const train = colMean('time/train') ?? NaN;
+  const stepsTo = r.reached ? r.reached.step + 1 : null;
+  let slowTrainedFrac: number | null = null;
+  let wastedFrac: number | null = null;
+  if (r.mode === 'async' && pts.length > 0) {
+    const keys = await trainedKeys(storeUrl, r.runName);
+    const lastG = Math.max(-1, ...keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
+    const delays = firstSampleDelays(lastG + 1, 4, 42, r.arm.medianMs);
+    const cut = [...delays].sort((a, b) => b - a)[Math.max(0, Math.ceil(delays.length / 10) - 1)] ?? Infinity;
+    const trained = new Set(keys);
+    const taskTrained = new Set(keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
+    // Of the slow groups whose task was trained (as sampled first, or resampled), the share trained as first sampled.
+    const slow = delays.flatMap((d, g) => (d >= cut && taskTrained.has(g) ? [g] : []));
+    slowTrainedFrac = slow.length ? slow.filter((g) => trained.has(`g${g}r0`)).length / slow.length : null;
+    const c = r.counts;
+    if (c && c.started > 0) wastedFrac = ((c.resampled ?? 0) + (c.droppedStale ?? 0)) / c.started;
   }
-  const sm = r.points.map((p) => numberOf(p.row, 'async/staleness_mean')).filter((x): x is number => x !== null);
-  const sx = r.points.map((p) => numberOf(p.row, 'async/staleness_max')).filter((x): x is number => x !== null);
-  if (sm.length || sx.length) {
-    const max = Math.max(...sx);
-    lines.push(
-      `  staleness: mean ${mean(sm).toFixed(2)}, max ${max} (bound ${MAX_OFF_POLICY}${max > MAX_OFF_POLICY ? ': EXCEEDED' : ''})`,
-    );
-  }
-  for (const k of asyncKeys) {
-    if (k === 'async/staleness_mean' || k === 'async/staleness_max') continue;
-    const xs = r.points.map((p) => numberOf(p.row, k)).filter((x): x is number => x !== null);
-    if (xs.length) lines.push(`  ${k}: mean ${mean(xs).toFixed(3)}, max ${Math.max(...xs)}, sum ${xs.reduce((a, b) => a + b, 0).toFixed(2)}`);
-  }
-  return lines;
+  const stale = pts.map((p) => numberOf(p.row, 'async/staleness_max')).filter((x): x is number => x !== null);
+  return {
+    medianMs: r.arm.medianMs,
+    loss: r.arm.loss,
+    arm: armName(r.arm),
+    error: r.error ?? null,
+    steps: pts.length,
+    toTarget: r.reached?.wall ?? null,
+    stepAtTarget: r.reached?.step ?? null,
+    ideal: stepsTo !== null && Number.isFinite(train) ? stepsTo * train : null,
+    secondsPerStep: colMean('time/total') ?? NaN,
+    trainSecondsPerStep: train,
+    idleFrac: idleFraction(pts),
+    finalReward: pts.at(-1)?.windowMean ?? null,
+    stalenessMean: colMean('async/staleness_mean'),
+    stalenessMax: stale.length ? Math.max(...stale) : null,
+    wastedFrac,
+    slowTrainedFrac,
+  };
 }
 
 /** Both reward curves side by side: per step the wall time its metrics row appeared, its reward and the window mean. */
 function curves(results: ModeResult[]): string[] {
   const n = Math.max(0, ...results.map((r) => r.points.length));
   const f = (x: number | null | undefined, d = 2, w = 6) => (x === null || x === undefined || !Number.isFinite(x) ? '-'.padStart(w) : x.toFixed(d).padStart(w));
-  const head = results.map((r) => `${`${r.mode}: wall s  reward  mean${WINDOW}`.padStart(30)}${r.mode === 'async' ? '  stale' : ''}`).join('   ');
+  const head = results.map((r) => `${`${armName(r.arm)}: wall s  reward  mean${WINDOW}`.padStart(34)}${r.mode === 'async' ? '  stale' : ''}`).join('   ');
   const lines = [`step ${head}`];
   for (let i = 0; i < n; i++) {
     const cells = results.map((r) => {
       const p = r.points[i];
       const stale = r.mode === 'async' ? `  ${f(p ? numberOf(p.row, 'async/staleness_max') : null, 0, 5)}` : '';
-      return `${''.padStart(6)}${f(p?.wall, 1, 8)}  ${f(p?.reward)}  ${f(p?.windowMean)}${stale}`.padStart(30 + stale.length);
+      return `${''.padStart(10)}${f(p?.wall, 1, 8)}  ${f(p?.reward)}  ${f(p?.windowMean)}${stale}`.padStart(34 + stale.length);
     });
-    lines.push(`${String(results[0]?.points[i]?.step ?? i).padStart(4)} ${cells.join('   ')}`);
+    lines.push(`${String(i).padStart(4)} ${cells.join('   ')}`);
   }
   return lines;
 }
 
+const fx = (x: number | null, d = 1, unit = '') => (x === null || !Number.isFinite(x) ? '-' : `${x.toFixed(d)}${unit}`);
+const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '-' : `${(100 * x).toFixed(0)} %`);
+
+/** The speedup of each async arm over the sync arm of the same tail and loss (sync wall / async wall to the target). */
+function speedup(all: ArmFigures[], a: ArmFigures): number | null {
+  const sync = all.find((x) => x.arm === 'sync' && x.medianMs === a.medianMs && x.loss === a.loss);
+  return sync?.toTarget && a.toTarget ? sync.toTarget / a.toTarget : null;
+}
+
+function table(all: ArmFigures[]): string[] {
+  const lines = [
+    `| median | loss | arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | rollouts wasted | slow groups trained as sampled |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const a of all) {
+    const sp = a.arm === 'sync' ? null : speedup(all, a);
+    lines.push(
+      `| ${a.medianMs / 1000} s | ${a.loss} | ${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.ideal)} | ` +
+        `${sp === null ? '-' : `${sp.toFixed(2)}x`} | ${fx(a.secondsPerStep, 2)} (${fx(a.trainSecondsPerStep, 2)}) | ${fx(a.idleFrac, 2)} | ${fx(a.finalReward, 2)} | ` +
+        `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} |`,
+    );
+  }
+  return lines;
+}
+
+function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline: string, meta: { commit: string; machine: string; command: string; started: Date; seconds: number }): string {
+  return [
+    '# Async bench: synchronous against async off-policy training, equal arms',
+    '',
+    `Written by \`${meta.command}\` (test/bench/async.ts) at commit ${meta.commit}, ${meta.started.toISOString()}, in ${(meta.seconds / 60).toFixed(1)} min, on ${meta.machine}.`,
+    'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
+    '',
+    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, up to ${STEPS} steps` +
+      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},` +
+      ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
+      ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
+      ' rollouts wasted = groups sent back or dropped as stale / groups started; slow groups = the 10 % of the dataset groups the run reached whose slowest' +
+      ' first-sample rollout waits longest: of those whose task was trained, the share trained as first sampled (not sent back and sampled again).',
+    '',
+    ...table(all),
+    '',
+    ...[...curvesByTail.entries()].flatMap(([ms, lines]) => [`Reward curves, median ${ms / 1000} s (wall s = seconds from the run's start until the step's metrics row appeared):`, '', '```', ...lines, '```', '']),
+    headline,
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<number> {
+  const started = new Date();
+  const loadBefore = loadAverage();
+  const all: ArmFigures[] = [];
+  const curvesByTail = new Map<number, string[]>();
+  say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
+  for (const medianMs of MEDIANS) {
+    const arms: Arm[] = LOSSES.flatMap((loss) => [{ medianMs, loss, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, mode: 'async' as const, rule }))]);
+    const results = await runTail(medianMs, arms);
+    for (const r of results) {
+      all.push(r.figures);
+      say(`${medianMs} ms ${r.arm.loss} ${armName(r.arm)}: ${JSON.stringify(r.figures)}`);
+    }
+    curvesByTail.set(medianMs, LOSSES.flatMap((loss) => [`${loss}:`, ...curves(results.filter((r) => r.arm.loss === loss && r.points.length > 0)), '']));
+  }
+  const head = all.find((a) => a.medianMs === HEADLINE.medianMs && a.loss === HEADLINE.loss && a.arm === `async ${HEADLINE.rule}`);
+  const ratio = head ? speedup(all, head) : null;
+  const headline = `async speedup to reward ${TARGET}: ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`}`;
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' (with uncommitted changes)' : '';
+  const machine = `${cpus().length} cores, node ${process.version}; load average ${loadBefore} at the start, ${loadAverage()} at the end`;
+  const command = `npm run bench -- async ${process.argv.slice(2).filter((a, i, xs) => a !== '--json' && xs[i - 1] !== '--json').join(' ')}`.trim();
+  const text = report(all, curvesByTail, headline, { commit: commit + dirty, machine, command, started, seconds: (Date.now() - started.getTime()) / 1000 });
+  const out = path.resolve(ROOT, v.out!);
+  writeFileSync(out, text);
+  say(`wrote ${path.relative(ROOT, out)}`);
+  if (v.json) writeFileSync(v.json, JSON.stringify({ arms: all, speedup: ratio, headline }));
+  // The last line (n/a when the headline arm did not run, or a run did not reach the target).
+  say(headline);
+  return all.some((a) => a.error) ? 1 : 0;
+}
+
+/** One stack with runners waiting `medianMs` (median), the arms one after the other on it. */
+async function runTail(medianMs: number, arms: Arm[]): Promise<(ModeResult & { figures: ArmFigures })[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agl-bench-async-'));
   const taskQueue = `bench-async-${randomUUID()}`;
-  say(`async bench: hello-longtail (median delay ${MEDIAN_MS} ms, p99 ${MEDIAN_MS * 10} ms), ${RUNNERS} runners, up to ${STEPS} steps${v.full ? '' : ' (each run stopped at the target)'}, target train reward ${TARGET} (mean of the last ${WINDOW} steps), model ${MODEL}`);
   await provideBaseModel(dataDir);
   let stack: Stack | undefined;
   let connection: Connection | undefined;
-  let ratio: string | undefined;
-  let reachedAll = false;
-  const cleanup = async () => {
-    await connection?.close().catch(() => undefined);
-    await stack?.stop().catch(() => undefined);
-    if (!v.keep) rmSync(dataDir, { recursive: true, force: true });
-    else say(`kept ${dataDir}`);
-  };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const results: (ModeResult & { figures: ArmFigures })[] = [];
   try {
     stack = await startStack({
       dataDir,
@@ -342,31 +499,25 @@ async function main(): Promise<number> {
       renderer: 'role_colon',
       agent: 'hello-longtail',
       runners: RUNNERS,
-      runnerEnv: { AGL_LONGTAIL_MEDIAN_MS: String(MEDIAN_MS) },
+      runnerEnv: { AGL_LONGTAIL_MEDIAN_MS: String(medianMs) },
       echo: v.verbose,
       log: (l) => log(`stack: ${l}`),
     });
-    log(`stack up (Temporal UI ${stack.temporal.uiUrl ?? '-'})`);
+    log(`stack up for median ${medianMs} ms (Temporal UI ${stack.temporal.uiUrl ?? '-'})`);
     connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
     const client = new Client({ connection });
-    const results: ModeResult[] = [];
-    for (const mode of MODES) results.push(await runMode(stack, client, taskQueue, dataDir, mode));
-
-    say('');
-    say(`reward curves (wall s = seconds from the run's start until the step's metrics row appeared; mean${WINDOW} = mean of the last ${WINDOW} steps)`);
-    for (const line of curves(results.filter((r) => r.points.length > 0))) say(line);
-    say('');
-    for (const r of results) for (const line of summarize(r)) say(line);
-    const sync = results.find((r) => r.mode === 'sync')?.reached;
-    const async = results.find((r) => r.mode === 'async')?.reached;
-    reachedAll = results.every((r) => r.reached !== undefined && !r.error);
-    if (sync !== undefined && async !== undefined && async.wall > 0) ratio = `${(sync.wall / async.wall).toFixed(2)}x`;
+    // Figures are read while the runs' folders exist (step records name the groups each step trained).
+    for (const arm of arms) {
+      const r = await runMode(stack, client, taskQueue, dataDir, arm);
+      results.push({ ...r, figures: await figuresOf(r, stack.storeUrl) });
+    }
   } finally {
-    await cleanup();
+    await connection?.close().catch(() => undefined);
+    await stack?.stop().catch(() => undefined);
+    if (!v.keep) rmSync(dataDir, { recursive: true, force: true });
+    else say(`kept ${dataDir}`);
   }
-  // The last line, after the stack is down (n/a when either run did not reach the target, or did not run).
-  say(`async speedup to reward ${TARGET}: ${ratio ?? 'n/a'}`);
-  return ratio || (MODES.length === 1 && reachedAll) ? 0 : 1;
+  return results;
 }
 
 main().then(

@@ -42,6 +42,8 @@ function summary(by: Map<string, any>): string[] {
   const fs = by.get('first-start');
   if (fs) lines.push(`| first npm start of a fresh clone: batch 1 reached | ${f(fs.batch1, 0)} s | ≤ 90 s (idle 2 cores) | ${yes(fs.batch1 === null ? false : fs.batch1 <= 90)} | over 194 s (base build alone) |`);
   const o = by.get('orchestration');
+  const a = by.get('async');
+  if (a) lines.push(`| async speedup to train reward 0.8 (2 s median, ppo/ppo, pace) | ${a.speedup ? `${f(a.speedup, 2)}x` : 'n/a'} | ≥ 2x (issue 21) | ${yes(a.speedup ? a.speedup >= 2 : false)} | 2.24x quiet, 1.39x loaded (issue 21, old arms) |`);
   if (o) lines.push(`| orchestration share of a real batch | ${f(100 * o.minShare)}-${f(100 * o.maxShare)}% (mean ${f(o.meanOverheadMs, 0)} ms of ${f(o.meanWallS, 2)} s) | (reported) | | 1.3-2.2% (issue 13) |`);
   return lines;
 }
@@ -109,6 +111,9 @@ export function renderReport(x: { runs: BenchRun[]; started: Date; commit: strin
     ...section('history-growth', 'Temporal history per batch, 16 to 4,096 rollouts', history),
     ...section('orchestration', 'Orchestration overhead of a real run', () => [
       `The hello example, ${o.batches} batches (16 tasks x 4 rollouts, local trainer) on a whole stack: a batch took ${f(o.meanWallS, 2)} s on average, of which ${f(o.meanOverheadMs, 0)} ms were not spent inside an activity (scheduling, dispatch, workflow tasks): ${f(100 * o.minShare)}-${f(100 * o.maxShare)}% per batch, mean ${f(100 * o.meanShare)}%. Load average ${o.load}.`,
+    ]),
+    ...section('async', 'Async against synchronous training (every arm in docs/async-bench.md)', (r) => [
+      `${r.headline}. Each arm's figures are in [docs/async-bench.md](async-bench.md), written by the same run.`,
     ]),
     ...section('first-start', 'First npm start of a fresh clone', () => [
       `A clone of HEAD with node_modules in place and nothing else (the Temporal CLI provisioned, the base model taken from the shipped weights): batch 0 began at ${f(fs.batch0)} s, batch 1 at ${f(fs.batch1)} s after \`npm start\`${fs.total ? `; the whole run took ${f(fs.total, 0)} s` : ''}. Load average ${fs.load}.`,

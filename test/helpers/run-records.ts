@@ -7,7 +7,11 @@ import type { RunRecord, RunRecordKind } from '../../store/run-records';
 /** Every record of one kind of the run named `runName` (its only instance), by seq. */
 export async function runRecordsOf(storeUrl: string, runName: string, kind: RunRecordKind, token?: string): Promise<RunRecord[]> {
   const store = new StoreClient(storeUrl, token === undefined ? {} : { token });
-  const runs = [...new Set((await store.runsWithRecords()).map((r) => r.run).filter((r) => r === runName || r.startsWith(`${runName}@`)))];
+  // The plain run name holds the run-wide files (config.json, dataset.json: activities/run-records.ts keepRunFile);
+  // an instance `<runName>@<first run id>` holds the steps, metrics and checkpoints.
+  const names = [...new Set((await store.runsWithRecords()).map((r) => r.run))];
+  const instances = names.filter((r) => r.startsWith(`${runName}@`));
+  const runs = kind === 'file' || instances.length === 0 ? names.filter((r) => r === runName || r.startsWith(`${runName}@`)) : instances;
   if (runs.length !== 1) throw new Error(`run ${runName}: ${runs.length} instances with records in the store (${runs.join(', ')})`);
   const out: RunRecord[] = [];
   for (let seq = 0; ; ) {

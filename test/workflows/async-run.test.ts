@@ -178,6 +178,10 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
     assert.ok(rec.checkpoints.some((c) => c.final && c.name === stopped.finalCheckpoint));
   });
   assert.equal(rec.learningRates!.at(-1), 0.01, 'steps after the configure update train with the new rate');
+  // The pause is in no step's time: the step it fell in logs it apart, and keeps its evaluation (every 3 steps).
+  const rows = rec.loggedMetrics!;
+  assert.ok(rows.some((m) => (m['time/paused'] ?? 0) >= 1), `the paused second is logged as time/paused (${JSON.stringify(rows.map((m) => m['time/paused']))})`);
+  for (const m of rows) if (m['progress/step']! % 3 === 0) assert.ok(m['test/env/all/reward/total'] !== undefined, `step ${m['progress/step']} kept its evaluation`);
 });
 
 function mkdirDir(): string {

@@ -106,7 +106,12 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       // As the real one: staleness from the policy that served each group (here its resources), labels checked.
       const served = groups.map((g) => policy.step - g.policyStep);
       const staleness: Metrics = groups.length
-        ? { 'async/staleness_max': Math.max(...served), 'async/groups_mislabelled': groups.filter((g) => g.labelStep !== g.policyStep).length }
+        ? {
+            'async/staleness_mean': served.reduce((a, b) => a + b, 0) / served.length,
+            'async/staleness_max': Math.max(...served),
+            'async/staleness_min': Math.min(...served),
+            'async/groups_mislabelled': groups.filter((g) => g.labelStep !== g.policyStep).length,
+          }
         : {};
       rec.learningRates?.push(s.learningRate);
       // As the real one, the step times saving its state and sampler (time/save_checkpoint).
