@@ -88,6 +88,20 @@ FAMILIES = {
 }
 
 
+class StubImageProcessor:
+    """Stands in for the vision processor: every image takes 7 tokens (the real count is the vision code's)."""
+
+    merge_size = 1
+    patch_size = 1
+
+    def get_number_of_image_patches(self, height, width, images_kwargs=None):
+        return 7
+
+
+def chunks_json(model_input):
+    return [{"tokens": list(c.tokens)} if hasattr(c, "tokens") else {"image": c.expected_tokens} for c in model_input.chunks]
+
+
 def to_cookbook(m):
     m = dict(m)
     if "tool_calls" in m:
@@ -152,7 +166,7 @@ def main():
         tok = KimiTestTokenizer(directory) if family == "kimi" else hf_tokenizer(directory)
         encode = (lambda s: tok.encode(s)) if family == "kimi" else (lambda s: tok.encode(s, add_special_tokens=False))
         for name in names:
-            r = renderers.get_renderer(name, tok)
+            r = renderers.get_renderer(name, tok, image_processor=StubImageProcessor())
             rec = {"stop": list(r.get_stop_sequences()), "extension": r.has_extension_property, "conversations": {}, "responses": []}
             rec["prefix"] = {
                 "with_system": attempt(lambda: [message_json(m) for m in r.create_conversation_prefix_with_tools(tools, "Be brief.")]),
@@ -179,6 +193,19 @@ def main():
                     sup[mode.value] = {"example": attempt(one), "examples": attempt(many)}
                 c["supervised"] = sup
                 rec["conversations"][conv["id"]] = c
+            rec["images"] = {}
+            for conv in corpus["image_conversations"]:
+                msgs = [to_cookbook(m) for m in conv["messages"]]
+                cuts = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
+                im = {"prompts": [{"at": i, **attempt(lambda i=i: {"chunks": chunks_json(r.build_generation_prompt(msgs[:i]))})} for i in cuts]}
+                for mode in (TrainOnWhat.LAST_ASSISTANT_MESSAGE, TrainOnWhat.ALL_ASSISTANT_MESSAGES):
+
+                    def one(mode=mode):
+                        mi, w = r.build_supervised_example(msgs, train_on_what=mode)
+                        return {"chunks": chunks_json(mi), "weights": rle(w.tolist())}
+
+                    im[mode.value] = attempt(one)
+                rec["images"][conv["id"]] = im
             stop = rec["stop"]
             for resp in corpus["responses"]:
                 body = encode(resp["text"])

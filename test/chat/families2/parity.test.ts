@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { toInts } from '../../../chat/model-input';
-import type { FunctionSpec, Message, Renderer, SupervisedExample, Tokenizer, TrainOnWhat } from '../../../chat/types';
+import type { FunctionSpec, Message, ModelInput, Renderer, SupervisedExample, Tokenizer, TrainOnWhat } from '../../../chat/types';
+import type { RendererOptions } from '../../../chat/renderers/registry-types';
 import { getRenderer } from '../../../chat/renderers/registry';
 import { loadFamilyTestTokenizers } from './tokenizers';
 
@@ -31,7 +32,9 @@ interface Expected {
     }
   >;
   responses: ({ id: string; variant: string; tokens: number[] } & ({ message: Message; termination: string } | Err))[];
+  images: Record<string, Record<string, unknown> & { prompts: ({ at: number } & ({ chunks: ChunkJson[] } | Err))[] }>;
 }
+type ChunkJson = { tokens: number[] } | { image: number };
 
 const fixtures = JSON.parse(gunzipSync(readFileSync(path.join(__dirname, 'expected.json.gz'))).toString('utf8')) as {
   renderers: Record<string, Expected>;
@@ -41,6 +44,7 @@ const expected = fixtures.renderers;
 const corpus = JSON.parse(readFileSync(path.join(__dirname, 'corpus.json'), 'utf8')) as {
   texts: string[];
   tools: FunctionSpec[];
+  image_conversations: { id: string; messages: Message[] }[];
   conversations: { id: string; tools?: boolean; system?: string; trainable?: boolean[]; messages: Message[] }[];
 };
 
@@ -73,10 +77,14 @@ function same(actual: unknown, want: unknown, what: string): void {
 
 const tokenizers = loadFamilyTestTokenizers();
 
+/** Stands in for the vision processor as make_fixtures.py's stub does: every image takes 7 tokens. */
+const stubImages: RendererOptions = { imageProcessor: { imageChunk: () => ({ type: 'image', data: '', format: 'jpeg', expected_tokens: 7 }) } };
+const chunksJson = (m: ModelInput): ChunkJson[] => m.chunks.map((c) => (c.type === 'encoded_text' ? { tokens: c.tokens } : { image: c.expected_tokens }));
+
 for (const [name, want] of Object.entries(expected)) {
   test(`${name}: prompts, supervised examples, stops, tools and parses as tinker-cookbook 0.6.1`, () => {
     const tok: Tokenizer = tokenizers[familyOf(name)];
-    const r: Renderer = getRenderer(name, tok);
+    const r: Renderer = getRenderer(name, tok, stubImages);
     assert.deepEqual(r.getStopSequences(), want.stop, 'stop sequences');
     assert.equal(r.hasExtensionProperty, want.extension, 'has_extension_property');
     same(outcome(() => r.createConversationPrefixWithTools!(corpus.tools, 'Be brief.')), want.prefix.with_system, 'tool prefix with system');
@@ -99,6 +107,21 @@ for (const [name, want] of Object.entries(expected)) {
         same(one, isErr(s.example) ? s.example : { tokens: s.example.tokens, weights: expand(s.example.weights) }, `${conv.id}: supervised example, ${mode}`);
         const many = outcome(() => r.buildSupervisedExamples(messages, mode as TrainOnWhat).map(got));
         same(many, isErr(s.examples) ? s.examples : s.examples.map((e) => ({ tokens: e.tokens, weights: expand(e.weights) })), `${conv.id}: supervised examples, ${mode}`);
+      }
+    }
+
+    for (const conv of corpus.image_conversations) {
+      const w = want.images[conv.id]!;
+      for (const p of w.prompts) {
+        same(outcome(() => chunksJson(r.buildGenerationPrompt(conv.messages.slice(0, p.at)))), 'chunks' in p ? p.chunks : p, `${conv.id}: prompt chunks before message ${p.at}`);
+      }
+      for (const mode of ['last_assistant_message', 'all_assistant_messages'] as const) {
+        const e = w[mode] as { chunks: ChunkJson[]; weights: [number, number][] } | Err;
+        const ours = outcome(() => {
+          const ex = r.buildSupervisedExample(conv.messages, mode);
+          return { chunks: chunksJson(ex.modelInput), weights: ex.weights };
+        });
+        same(ours, isErr(e) ? e : { chunks: e.chunks, weights: expand(e.weights) }, `${conv.id}: supervised chunks and weights, ${mode}`);
       }
     }
 
