@@ -17,58 +17,19 @@ Run (from the repository root):
   PYTHON -m pip install tinker-cookbook==0.6.1 --no-deps  (+ tinker torch pillow pydantic tiktoken tokenizers transformers)
   PYTHON test/chat/families2/make_fixtures.py .data/test-tokenizers | gzip -9n > test/chat/families2/expected.json.gz
 """
-import base64
 import json
 import logging
 import os
 import sys
 import warnings
 
-import tiktoken
-
+from kimi_test_tokenizer import KimiTestTokenizer
 from tinker_cookbook import renderers
 from tinker_cookbook.renderers import ToolCall, TrainOnWhat
 
 warnings.simplefilter("ignore")
 logging.disable(logging.WARNING)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-KIMI_PATTERN = "|".join([
-    r"""[\p{Han}]+""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-
-
-class KimiTestTokenizer:
-    """The surface the Kimi renderers use: encode(text[, add_special_tokens]) and decode(ids)."""
-
-    def __init__(self, directory):
-        ranks = {}
-        with open(os.path.join(directory, "tiktoken.model")) as f:
-            for line in f:
-                if line.strip():
-                    token, rank = line.split()
-                    ranks[base64.b64decode(token)] = int(rank)
-        config = json.load(open(os.path.join(directory, "tokenizer_config.json")))
-        named = {int(k): v["content"] for k, v in config["added_tokens_decoder"].items()}
-        n = len(ranks)
-        specials = {named.get(i, f"<|reserved_token_{i}|>"): i for i in range(n, n + 258)}
-        self.model = tiktoken.Encoding(name="kimi-test", pat_str=KIMI_PATTERN, mergeable_ranks=ranks, special_tokens=specials)
-        self.name_or_path = directory
-
-    def encode(self, text, **kwargs):
-        # Kimi's encode allows every special token; its add_special_tokens=False path splits on the same tokens.
-        return self.model.encode(text, allowed_special="all")
-
-    def decode(self, ids, **kwargs):
-        return self.model.decode(list(ids))
-
 
 def hf_tokenizer(directory):
     from transformers import PreTrainedTokenizerFast
