@@ -193,8 +193,8 @@ def main():
         encode = (lambda s: tok.encode(s)) if family == "kimi" else (lambda s: tok.encode(s, add_special_tokens=False))
         ids = [encode(t) for t in corpus["texts"]]
         # every prefix of the ids decoded: cut UTF-8 sequences become U+FFFD as the tokenizer decodes them
-        prefixes = [[tok.decode(i[:k]) for k in range(len(i) + 1)] for i in ids]
-        toks[family] = {"ids": ids, "decoded_prefixes": prefixes}
+        prefixes = [[tok.decode(i[:k]) for k in range(len(i) + 1)] if len(i) < 200 else [] for i in ids]
+        toks[family] = {"ids": ids, "decoded": [tok.decode(i) for i in ids], "decoded_prefixes": prefixes}
     json.dump({"renderers": out, "tokenizers": toks}, sys.stdout, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -43,7 +43,7 @@ function synthetic(renderer: string): TokenizerSpec | null {
   const file = path.join(dir, 'tokenizer.json');
   if (!existsSync(file) || JSON.parse(readFileSync(path.join(dir, 'spec.json'), 'utf8')).special.join('\n') !== fam.special.join('\n')) {
     const json = JSON.parse(readFileSync(path.join(base.dir, 'tokenizer.json'), 'utf8')) as { added_tokens: { id: number; content: string }[]; model: { vocab: Record<string, number> } };
-    let next = Math.max(...json.added_tokens.map((t) => t.id), ...Object.values(json.model.vocab)) + 1;
+    let next = [...json.added_tokens.map((t) => t.id), ...Object.values(json.model.vocab)].reduce((a, b) => Math.max(a, b), -1) + 1;
     const have = new Set(json.added_tokens.map((t) => t.content));
     for (const content of fam.special) {
       if (have.has(content)) continue;
