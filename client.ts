@@ -7,6 +7,8 @@ import { runNameOf } from './config/run-config';
 import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
 import { ping } from './cli/ping';
+import { render } from './cli/render-command';
+import { fetchTokenizerFiles } from './chat/tokenizer-files';
 import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
@@ -33,6 +35,12 @@ commands:
   report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
                          --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
   ping                   run a health-check workflow on the worker
+  render --model M [--renderer R] [--supervised [--train-on W]] [--text] FILE
+                         FILE = {"messages": [...], "tools": [...]} (OpenAI chat format) rendered for model M as
+                         one JSON line {"tokens": [...]} (with --supervised also "weights"; --text adds the
+                         decoded pieces); no Temporal needed
+  tokenizer fetch M      download model M's tokenizer files from the Hugging Face hub into the HF cache
+                         (HF_HOME; HF_TOKEN if set), so render, validate and the proxy find them offline
 
 <run> is a runName or a workflow id (agl-run-<runName>). Batches count from 0, as metrics.jsonl's step.
 A mistake is answered with one line and exit code 1 (2 for a wrong command line or an invalid run config).`;
@@ -50,7 +58,18 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { address: { type: 'string' }, namespace: { type: 'string' }, 'task-queue': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        address: { type: 'string' },
+        namespace: { type: 'string' },
+        'task-queue': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean' },
+        model: { type: 'string' },
+        renderer: { type: 'string' },
+        supervised: { type: 'boolean' },
+        'train-on': { type: 'string' },
+        text: { type: 'boolean' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -86,6 +105,25 @@ async function main(): Promise<void> {
   const link = (id: string) => process.stdout.write(`${workflowUiLink(settings, id)}\n`);
 
   switch (command) {
+    case 'render': {
+      if (!parsed.values.model || !rest[0]) throw new UsageError('client render: needs --model M and a FILE, e.g. npm run client -- render --model Qwen/Qwen3-8B chat.json');
+      const { line, warning } = render({
+        model: parsed.values.model,
+        renderer: parsed.values.renderer,
+        supervised: parsed.values.supervised,
+        trainOnWhat: parsed.values['train-on'],
+        text: parsed.values.text,
+        file: rest[0],
+      });
+      if (warning) process.stderr.write(`warning: ${warning}\n`);
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+      return;
+    }
+    case 'tokenizer': {
+      if (rest[0] !== 'fetch' || !rest[1]) throw new UsageError('client tokenizer: usage: npm run client -- tokenizer fetch <org/Model>');
+      process.stdout.write(`${await fetchTokenizerFiles(rest[1])}\n`);
+      return;
+    }
     case 'validate': {
       const cfg = await loadConfigOrExit(rest[0]);
       process.stdout.write(`${rest[0]}: valid (run ${runNameOf(cfg)})\n`);
@@ -202,8 +240,9 @@ async function loadConfigOrExit(file: string | undefined) {
   if (!file) throw new UsageError(`client ${context.command}: needs a run config file, e.g. agents/examples/hello.run.json`);
   try {
     // Also against the trainer it names (model served, credential); notes say what could not be checked.
-    const { cfg, notes } = await checkRunConfigFile(file);
+    const { cfg, notes, warnings } = await checkRunConfigFile(file);
     for (const note of notes) process.stderr.write(`note: ${note}\n`);
+    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
     return cfg;
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { getRenderer, RENDERER_NAMES, type Message, type ModelInput, type Renderer, type TrainOnWhat } from '../../chat';
+import { allModels, getModelInfo, getRenderer, RENDERER_NAMES, type Message, type ModelInput, type Renderer, type TrainOnWhat } from '../../chat';
 import { findTokenizerFiles } from '../../chat/tokenizer-files';
 import { tokenizerFromFiles } from '../../chat/tokenizers';
 import { cookbookVenv } from '../helpers/cookbook-venv';
@@ -140,28 +140,62 @@ function compareJob(job: Job, res: PyResult, ours: Renderer): string[] {
   return diffs;
 }
 
+const jobs: Job[] = [];
+const unchecked: string[] = [];
+for (const name of RENDERER_NAMES) {
+  if (NOT_CHECKABLE[name]) continue;
+  const spec = tokenizerSpecFor(name);
+  if (!spec) unchecked.push(name);
+  else jobs.push({ key: name, renderer: name, spec });
+}
+for (const [renderer, model] of EXTRA) {
+  const files = findTokenizerFiles(model);
+  if (files) jobs.push({ key: `${renderer}@${model}`, renderer, spec: { label: `${model} (${files.origin})`, files, py: { file: path.join(files.dir, 'tokenizer.json'), bos: (files.config.bos_token as string) ?? null, eos: (files.config.eos_token as string) ?? null, cleanup: files.config.clean_up_tokenization_spaces === true, name: model } } });
+}
+
+interface PyOutput {
+  results: PyResult[];
+  model_info: { models: Record<string, { recommended: string[]; is_vl: boolean; is_chat: boolean; tml: boolean }>; kimi_revisions: Record<string, string> };
+}
+
+let cookbook: Promise<PyOutput> | undefined;
+
+/** One cookbook run for both tests: every renderer's corpus and answers, and model_info.py's registry. */
+function cookbookOutput(): Promise<PyOutput> {
+  cookbook ??= (async () => {
+    const venv = await cookbookVenv();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'parity-'));
+    const all = jobs.map((j, i) => ({ renderer: j.renderer, tokenizer: j.spec.py, seed: 1000 + i, n: N }));
+    // Two cookbook processes (CI has two cores), each on every other job; answers put back in job order.
+    const halves = [0, 1].map((h) => all.filter((_, i) => i % 2 === h));
+    const outs = await Promise.all(
+      halves.map(async (half, h) => {
+        const input = path.join(dir, `jobs-${h}.json`);
+        const output = path.join(dir, `out-${h}.json`);
+        writeFileSync(input, JSON.stringify({ jobs: half }));
+        await run(venv.python, [path.join(__dirname, 'parity', 'cookbook_parity.py'), input, output], { maxBuffer: 64 << 20, timeout: 15 * 60_000 });
+        return JSON.parse(readFileSync(output, 'utf8')) as PyOutput;
+      }),
+    );
+    const results = all.map((_, i) => outs[i % 2]!.results[Math.floor(i / 2)]!);
+    return { results, model_info: outs[0]!.model_info };
+  })();
+  return cookbook;
+}
+
+test('chat/models is model_info.py: every model, its recommended renderers (in order), vision flag, tml tokenizer', { timeout: 20 * 60_000 }, async () => {
+  const { model_info: info } = await cookbookOutput();
+  const ours = Object.fromEntries(
+    allModels().map((m) => [m.name, { recommended: [...m.recommendedRenderers], is_vl: m.isVl, is_chat: m.isChat, tml: m.tokenizer.kind === 'tml' }]),
+  );
+  assert.deepEqual(ours, info.models);
+  for (const [model, revision] of Object.entries(info.kimi_revisions)) assert.deepEqual(getModelInfo(model).tokenizer, { kind: 'tiktoken', repo: model, revision });
+});
+
 test(`every registry renderer matches tinker-cookbook 0.6.1 (${N} conversations each)`, { timeout: 20 * 60_000 }, async (t) => {
-  const jobs: Job[] = [];
-  const unchecked: string[] = [];
-  for (const name of RENDERER_NAMES) {
-    if (NOT_CHECKABLE[name]) continue;
-    const spec = tokenizerSpecFor(name);
-    if (!spec) unchecked.push(name);
-    else jobs.push({ key: name, renderer: name, spec });
-  }
-  for (const [renderer, model] of EXTRA) {
-    const files = findTokenizerFiles(model);
-    if (files) jobs.push({ key: `${renderer}@${model}`, renderer, spec: { label: `${model} (${files.origin})`, files, py: { file: path.join(files.dir, 'tokenizer.json'), bos: (files.config.bos_token as string) ?? null, eos: (files.config.eos_token as string) ?? null, cleanup: files.config.clean_up_tokenization_spaces === true, name: model } } });
-  }
   assert.deepEqual(unchecked, [], `renderers with no tokenizer to check them with (add the family to test/chat/parity/synthetic-tokenizers.json, or list it in NOT_CHECKABLE with why): ${unchecked.join(', ')}`);
 
-  const venv = await cookbookVenv();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'parity-'));
-  const input = path.join(dir, 'jobs.json');
-  const output = path.join(dir, 'out.json');
-  writeFileSync(input, JSON.stringify({ jobs: jobs.map((j, i) => ({ renderer: j.renderer, tokenizer: j.spec.py, seed: 1000 + i, n: N })) }));
-  await run(venv.python, [path.join(__dirname, 'parity', 'cookbook_parity.py'), input, output], { maxBuffer: 64 << 20, timeout: 15 * 60_000 });
-  const results = (JSON.parse(readFileSync(output, 'utf8')) as { results: PyResult[] }).results;
+  const results = (await cookbookOutput()).results;
 
   const report: string[] = [];
   let failed = 0;
