@@ -1,27 +1,36 @@
 // `npm run client -- <command>`: start, watch and steer training runs; each command prints the run's Temporal UI link.
 import { parseArgs } from 'node:util';
+import { rmSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from './config/errors';
 import { checkRunConfigFile } from './cli/config-check';
 import { runNameOf } from './config/run-config';
-import { temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
+import { SettingsError, temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
 import { ping } from './cli/ping';
 import { render } from './cli/render-command';
 import { fetchTokenizerFiles } from './chat/tokenizer-files';
-import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch } from './cli/run-commands';
+import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch, workflowIdFor } from './cli/run-commands';
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
 import { reportCommand } from './cli/report-command';
+import { DEFAULT_STORE_URL, exportCommand } from './cli/export-command';
+import { closeServices } from './activities/services';
 import { CommandError, explain, failureMessage, requireServer } from './cli/mistakes';
 import { resultLine } from './cli/result-line';
+import { connectionProblem } from './cli/connection-problem';
+import { registerSearchAttributes, describeProblem, checkSearchAttributes, cliCommand, REQUIRED_ATTRIBUTES } from './cli/search-attribute-setup';
+import { runTrouble } from './cli/run-trouble';
 import { DEFAULT_STOP_GRACE_SECONDS } from './workflows/stop-grace';
 
-const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--task-queue q]
+const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--profile name] [--task-queue q]
 
 commands:
+  setup                  register the search attributes runs write (AglRunName, AglBatch...) on the namespace;
+                         once per namespace (a server that does not allow it is answered with what to add where)
   validate <run.json>    check a run config; every problem is printed with its field path (exit 2 on problems)
-  start <run.json>       validate, then start the run (workflow id agl-run-<runName>); attaches if it is running
+  start <run.json>       validate, then start the run (workflow id agl-run-<runName>); attaches if it is running;
+                         --fresh replaces a finished run of that name (and removes its logPath) to train it again
   status <run>           where the run is (batch, phase, last rewards) or how it ended
   watch <run>            follow the run live until it ends
   pause <run>            hold the run before its next batch
@@ -34,6 +43,9 @@ commands:
   list                   training runs known to Temporal
   report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
                          --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
+  export <run>           write the run's files (metrics.jsonl, checkpoints.jsonl, trace, config, report.html) from
+                         the store into --dir D (default ./<runName>); again later, appends only what is new
+                         (--store URL, default $AGL_STORE_URL or http://127.0.0.1:4747; AGL_STORE_TOKEN)
   ping                   run a health-check workflow on the worker
   render --model M [--renderer R] [--supervised [--train-on W]] [--text] FILE
                          FILE = {"messages": [...], "tools": [...]} (OpenAI chat format) rendered for model M as
@@ -43,12 +55,21 @@ commands:
                          (HF_HOME; HF_TOKEN if set), so render, validate and the proxy find them offline
 
 <run> is a runName or a workflow id (agl-run-<runName>). Batches count from 0, as metrics.jsonl's step.
+The server and how to reach it: Temporal's standard settings, as the Temporal CLI reads them (TEMPORAL_ADDRESS,
+TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_CLIENT_CERT_PATH..., TEMPORAL_PROFILE and its TOML file;
+docs/connecting.md); --address, --namespace and --profile win over them.
 A mistake is answered with one line and exit code 1 (2 for a wrong command line or an invalid run config).`;
 
 async function connect(s: TemporalSettings): Promise<Client> {
   await requireServer(s.address);
-  const connection = await Connection.connect({ address: s.address, connectTimeout: '10 seconds' });
-  return new Client({ connection, namespace: s.namespace });
+  try {
+    const connection = await Connection.connect({ ...s.connection, connectTimeout: '10 seconds' });
+    // One call proves the TLS handshake and the credentials, so a wrong one is named here, not mid-command.
+    await connection.workflowService.getSystemInfo({});
+    return new Client({ connection, namespace: s.namespace });
+  } catch (err) {
+    throw new CommandError(connectionProblem(err, s));
+  }
 }
 
 /** What the command is about, for the one line a mistake is answered with. */
@@ -61,9 +82,13 @@ async function main(): Promise<void> {
       options: {
         address: { type: 'string' },
         namespace: { type: 'string' },
+        profile: { type: 'string' },
         'task-queue': { type: 'string' },
         out: { type: 'string' },
+        fresh: { type: 'boolean' },
         help: { type: 'boolean' },
+        dir: { type: 'string' },
+        store: { type: 'string' },
         model: { type: 'string' },
         renderer: { type: 'string' },
         supervised: { type: 'boolean' },
@@ -81,7 +106,13 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const settings = temporalSettings({ address: parsed.values.address, namespace: parsed.values.namespace, taskQueue: parsed.values['task-queue'] });
+  let settings: TemporalSettings;
+  try {
+    settings = temporalSettings({ address: parsed.values.address, namespace: parsed.values.namespace, taskQueue: parsed.values['task-queue'], profile: parsed.values.profile });
+  } catch (err) {
+    if (err instanceof SettingsError) throw new UsageError(`client: ${err.message}`);
+    throw err;
+  }
   context.command = command;
   context.address = settings.address;
   const needRun = () => {
@@ -94,12 +125,6 @@ async function main(): Promise<void> {
     const h = runHandle(await connect(settings), name);
     context.workflowId = h.workflowId;
     await requireRunning(h, command);
-    return h;
-  };
-  const namedRun = async () => {
-    const name = needRun();
-    const h = runHandle(await connect(settings), name);
-    context.workflowId = h.workflowId;
     return h;
   };
   const link = (id: string) => process.stdout.write(`${workflowUiLink(settings, id)}\n`);
@@ -129,18 +154,66 @@ async function main(): Promise<void> {
       process.stdout.write(`${rest[0]}: valid (run ${runNameOf(cfg)})\n`);
       return;
     }
+    case 'setup': {
+      const client = await connect(settings);
+      let r;
+      try {
+        r = await registerSearchAttributes(client.connection.operatorService, settings.namespace);
+      } catch (err) {
+        throw new CommandError(setupRefused(err, settings));
+      }
+      const names = (l: typeof r.added) => l.map((a) => `${a.name} (${a.type})`).join(', ');
+      if (r.added.length) process.stdout.write(`registered on namespace ${settings.namespace}: ${names(r.added)}\n`);
+      if (r.alreadyThere.length) process.stdout.write(`already registered on namespace ${settings.namespace}: ${names(r.alreadyThere)}\n`);
+      // The server registers them asynchronously: wait until it lists them, so a run started next can use them.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const check = await checkSearchAttributes(client.connection.operatorService, settings.namespace);
+        if (!check.missing.length) break;
+        if (Date.now() > deadline) throw new CommandError(`the server accepted the search attributes but still lacks ${check.missing.map((a) => a.name).join(', ')} after 30 s`);
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      process.stdout.write(`namespace ${settings.namespace} is ready for training runs\n`);
+      return;
+    }
     case 'start': {
       const cfg = await loadConfigOrExit(rest[0]);
-      const run = await startOrAttach(await connect(settings), settings.taskQueue, cfg);
+      const client = await connect(settings);
+      if (parsed.values.fresh) {
+        process.stdout.write(`--fresh: replacing run ${workflowIdFor(runNameOf(cfg))} and removing ${cfg.logPath}\n`);
+        rmSync(cfg.logPath, { recursive: true, force: true });
+      }
+      const run = await startOrAttach(client, settings.taskQueue, cfg, { fresh: parsed.values.fresh });
+      context.workflowId = run.workflowId;
+      if (!run.started) {
+        const state = (await run.handle.describe()).status.name;
+        if (state !== 'RUNNING') {
+          link(run.workflowId);
+          throw new CommandError(
+            `run ${run.workflowId} has already finished (${state.toLowerCase().replace(/_/g, ' ')}); nothing started. To train it again from scratch: ` +
+              `npm run client -- start ${rest[0]} --fresh (replaces it and removes ${cfg.logPath}), or give the config another runName`,
+          );
+        }
+      }
       process.stdout.write(`${run.started ? 'started' : 'already running:'} ${run.workflowId}\n`);
       link(run.workflowId);
+      const attrs = await checkSearchAttributes(client.connection.operatorService, settings.namespace).catch(() => null);
+      const problem = attrs && describeProblem(attrs, settings.namespace, settings.address);
+      if (problem) process.stderr.write(`WARNING: the run cannot go on until this is fixed: ${problem}\n`);
       return;
     }
     case 'status': {
-      const h = await namedRun();
-      const s = await status(h);
-      if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
-      else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
+      const client = await connect(settings);
+      const h = runHandle(client, needRun());
+      context.workflowId = h.workflowId;
+      const trouble = () => runTrouble(h, troubleContext(client, settings));
+      const s = await status(h, trouble);
+      // A running run: where it is, and what holds it up (a run that cannot even answer: exit 1).
+      if (s.state === 'RUNNING') {
+        if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
+        for (const line of s.trouble ?? []) process.stdout.write(`${line}\n`);
+        if (!s.progress) process.exitCode = 1;
+      } else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);
       else {
         // A run that failed, was terminated or timed out: why, and a non-zero exit.
         process.stdout.write(`${s.ended ?? s.state}\n`);
@@ -150,11 +223,13 @@ async function main(): Promise<void> {
       return;
     }
     case 'watch': {
-      const h = await namedRun();
+      const client = await connect(settings);
+      const h = runHandle(client, needRun());
+      context.workflowId = h.workflowId;
       link(h.workflowId);
       let result;
       try {
-        result = await watch(h);
+        result = await watch(h, process.stdout, 1000, undefined, () => runTrouble(h, troubleContext(client, settings)));
       } catch (err) {
         throw new CommandError(`run ${h.workflowId} failed: ${failureMessage(err)}`);
       }
@@ -215,6 +290,12 @@ async function main(): Promise<void> {
       process.stdout.write(`report: ${file}\n`);
       return;
     }
+    case 'export': {
+      const dir = await exportCommand(rest[0], parsed.values.dir, parsed.values.store ?? process.env.AGL_STORE_URL ?? DEFAULT_STORE_URL);
+      process.stdout.write(`exported to ${dir}\n`);
+      await closeServices();
+      return;
+    }
     case 'ping': {
       const report = await ping(await connect(settings), settings);
       process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -223,6 +304,20 @@ async function main(): Promise<void> {
     default:
       throw new UsageError(`client: unknown command ${JSON.stringify(command)} (npm run client -- --help lists the commands)`);
   }
+}
+
+function troubleContext(client: Client, s: TemporalSettings) {
+  return { client, operator: client.connection.operatorService, namespace: s.namespace, taskQueue: s.taskQueue, address: s.address };
+}
+
+/** Why `setup` could not register the attributes, with what to do where clients may not (Temporal Cloud). */
+function setupRefused(err: unknown, s: TemporalSettings): string {
+  const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  return (
+    `could not register the search attributes on namespace ${s.namespace} (${why}). ` +
+    `On Temporal Cloud, add them under the namespace's Custom Search Attributes in the Cloud console: ` +
+    `${REQUIRED_ATTRIBUTES.map((a) => `${a.name} (${a.type})`).join(', ')}; on a server you run: ${cliCommand(s.namespace, REQUIRED_ATTRIBUTES, s.address)}`
+  );
 }
 
 /** Prints an update's reply, or the workflow's reason for refusing it (exit code 1). */

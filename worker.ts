@@ -1,12 +1,17 @@
 // The Temporal worker: runs the training workflows and their activities. It keeps nothing that matters in
 // memory, so it can be killed and restarted at any moment. Shuts down gracefully on SIGINT/SIGTERM.
+// It connects as the Temporal CLI does (common/temporal-settings.ts: TEMPORAL_ADDRESS, TEMPORAL_API_KEY,
+// TEMPORAL_TLS_*, TEMPORAL_PROFILE...), and refuses to start on a namespace that lacks the runs' search attributes.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { setServiceOverrides } from './activities/services';
-import { temporalSettings } from './common/temporal-settings';
+import { describeConnection, SettingsError, temporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
+import { connectionProblem } from './cli/connection-problem';
+import { checkSearchAttributes, describeProblem } from './cli/search-attribute-setup';
+import { namingUnreachableServices } from './activities/name-unreachable';
 
 async function main(): Promise<void> {
   let flags;
@@ -15,6 +20,7 @@ async function main(): Promise<void> {
       options: {
         address: { type: 'string' },
         namespace: { type: 'string' },
+        profile: { type: 'string' },
         'task-queue': { type: 'string' },
         store: { type: 'string' },
         proxy: { type: 'string' },
@@ -25,14 +31,32 @@ async function main(): Promise<void> {
   } catch (err) {
     throw new UsageError(`worker: ${(err as Error).message}`);
   }
-  const settings = temporalSettings({ address: flags.address, namespace: flags.namespace, taskQueue: flags['task-queue'] });
+  let settings;
+  try {
+    settings = temporalSettings({ address: flags.address, namespace: flags.namespace, taskQueue: flags['task-queue'], profile: flags.profile });
+  } catch (err) {
+    if (err instanceof SettingsError) throw new UsageError(`worker: ${err.message}`);
+    throw err;
+  }
   // Service URLs of this worker's machine; when unset, each run's config says where the services are.
   setServiceOverrides({
     storeUrl: flags.store ?? process.env.AGL_STORE_URL,
     proxyUrl: flags.proxy ?? process.env.AGL_PROXY_URL,
     tinkerUrl: flags.trainer ?? process.env.TINKER_BASE_URL,
   });
-  const connection = await NativeConnection.connect({ address: settings.address });
+  let connection: NativeConnection;
+  try {
+    connection = await NativeConnection.connect(settings.connection);
+    // Connecting is lazy on some paths; one call proves the TLS handshake and the credentials.
+    await connection.workflowService.getSystemInfo({});
+  } catch (err) {
+    return fail(`worker: ${connectionProblem(err, settings)}`);
+  }
+  const missing = await searchAttributeProblem(connection, settings.namespace, settings.address);
+  if (missing) {
+    await connection.close();
+    return fail(`worker: ${missing}; the worker does not start, since every run would stall on them`);
+  }
   const worker = await Worker.create({
     connection,
     namespace: settings.namespace,
@@ -43,11 +67,28 @@ async function main(): Promise<void> {
       ? { workflowBundle: { codePath: process.env.AGL_WORKFLOW_BUNDLE } }
       : { workflowsPath: path.join(__dirname, 'workflows', 'index.ts') }),
     activities: createActivities(),
+    // An activity that cannot reach a service fails naming it and its URL (shown by `client status` and the UI).
+    interceptors: { activity: [() => ({ inbound: namingUnreachableServices() })] },
   });
-  process.stdout.write(`worker polling task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})\n`);
+  process.stdout.write(`worker polling task queue ${settings.taskQueue} on ${describeConnection(settings)} (namespace ${settings.namespace})\n`);
   await worker.run(); // returns after SIGINT/SIGTERM once in-flight tasks are done
   await connection.close();
   process.stdout.write('worker stopped\n');
+}
+
+/** The one line saying which search attributes are missing, or null (also when the server does not let us look). */
+async function searchAttributeProblem(connection: NativeConnection, namespace: string, address: string): Promise<string | null> {
+  try {
+    return describeProblem(await checkSearchAttributes(connection.operatorService, namespace), namespace, address);
+  } catch (err) {
+    process.stderr.write(`worker: could not list the search attributes of namespace ${namespace} (${(err as Error).message.split('\n')[0]}); going on\n`);
+    return null;
+  }
+}
+
+function fail(line: string): void {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
 }
 
 runMain(main);

@@ -1,11 +1,13 @@
 // How long the checkpoints of a run live on the service, as the cookbook's CheckpointManager keeps them: every
 // save carries `checkpointTtlSeconds` (default 7 days), the final checkpoint is kept (its expiry removed), and
-// with `rollingSaveEvery` a `rolling` row in checkpoints.jsonl names a resume-only state that lives
+// with `rollingSaveEvery` a `rolling` checkpoint row (in the store; checkpoints.jsonl) names a resume-only state that lives
 // `rollingTtlSeconds` (2 hours) and is deleted once a newer rolling one exists. Runs started before these
 // settings existed carry none of them and keep everything, as they did.
 import { TinkerApiError } from '../tinker';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
-import { appendJsonl, readJsonl, runPaths, withRunDirLock } from './run-files';
+import { pyJsonDumps } from '../chat/py-json';
+import { parsePyJsonLine } from './run-files';
+import { checkpointKey, putRecords, recordsAfter } from './run-records';
 import { tinkerFor } from './services';
 
 /** How many older rolling rows a rolling save looks back over to delete their states. */
@@ -26,7 +28,7 @@ export async function keepFinalCheckpoint(settings: RunSettings, policy: PolicyS
       process.stderr.write(`[tinker] could not keep the final checkpoint ${p}: ${err.message}\n`);
     }
   }
-  await deleteRollingStates(settings, readJsonl(runPaths(settings.logPath).checkpoints), [policy.statePath]);
+  await deleteRollingStates(settings, await checkpointRows(settings), [policy.statePath]);
 }
 
 /**
@@ -38,15 +40,19 @@ export async function keepFinalCheckpoint(settings: RunSettings, policy: PolicyS
 export async function saveRollingCheckpoint(settings: RunSettings, step: number, statePath: string, parentStatePath: string): Promise<void> {
   const every = settings.rollingSaveEvery ?? 0;
   if (every <= 0 || step % every !== 0 || (settings.saveEvery > 0 && step % settings.saveEvery === 0)) return;
-  const paths = runPaths(settings.logPath);
   const name = String(step).padStart(6, '0');
-  const rows = await withRunDirLock(paths.dir, () => {
-    const present = readJsonl(paths.checkpoints);
-    if (!present.some((r) => r.name === name && r.rolling)) appendJsonl(paths.checkpoints, { name, batch: step, state_path: statePath, rolling: true });
-    return present;
-  });
+  const rows = await checkpointRows(settings);
+  const row = { name, batch: step, state_path: statePath, rolling: true };
+  await putRecords(settings, [{ kind: 'checkpoint', step, key: checkpointKey(row), body: pyJsonDumps(row) }]);
   await tinkerFor(settings).setCheckpointTtl(statePath, settings.rollingTtlSeconds);
   await deleteRollingStates(settings, rows, [statePath, parentStatePath]);
+}
+
+/** The run's checkpoint rows, from the store (checkpoints.jsonl is their export). */
+async function checkpointRows(settings: RunSettings): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for await (const page of recordsAfter(settings, 'checkpoint', 0)) rows.push(...page.map((r) => parsePyJsonLine(r.body) as Record<string, unknown>));
+  return rows;
 }
 
 async function deleteRollingStates(settings: RunSettings, rows: Record<string, unknown>[], keep: string[]): Promise<void> {

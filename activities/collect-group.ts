@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import type { StartedGroup } from '../workflows/async-scheduler';
 import { groupKey } from '../workflows/async-scheduler';
 import type { GroupResult, RunSettings } from '../workflows/run-types';
-import { loadDataset, trainBatchTasks } from './dataset-snapshot';
+import { runDataset, trainBatchTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
 
@@ -14,7 +14,7 @@ import { storeFor } from './services';
  */
 export async function collectGroup(settings: RunSettings, group: StartedGroup, datasetSha256: string): Promise<GroupResult> {
   const B = settings.datasetBuilder.batchSize;
-  const tasks = trainBatchTasks(loadDataset(settings.logPath, datasetSha256), Math.floor(group.g / B));
+  const tasks = trainBatchTasks(await runDataset(settings, datasetSha256), Math.floor(group.g / B));
   const { taskIndex, task } = tasks[group.g % B] ?? {};
   if (task === undefined) throw new Error(`dataset group ${group.g} does not exist (batch size ${B}, ${tasks.length} tasks in its batch)`);
   const key = groupKey(group);

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { CollectedBatch, RunSettings } from '../workflows/run-types';
-import { loadDataset, trainBatchTasks } from './dataset-snapshot';
+import { runDataset, trainBatchTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
 
@@ -10,7 +10,7 @@ import { storeFor } from './services';
  * workflow passes on, is the same size for 16 rollouts as for 4,096.
  */
 export async function collectRollouts(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<CollectedBatch> {
-  const tasks = trainBatchTasks(loadDataset(settings.logPath, datasetSha256), batch);
+  const tasks = trainBatchTasks(await runDataset(settings, datasetSha256), batch);
   const G = settings.datasetBuilder.groupSize;
   const keyPrefix = `${runKey(settings)}/train/${batch}/`;
   const requests: RolloutRequest[] = tasks.flatMap(({ taskIndex, task }, group) =>

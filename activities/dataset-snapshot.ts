@@ -5,6 +5,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { batchTaskIndices, buildDatasets, type DatasetPlan, type Task } from '../config/dataset';
 import type { DatasetBuilderConfig } from '../config/run-config';
 import { runPaths, writeFileAtomic } from './run-files';
+import { localRunFile } from './run-records';
+import type { RunSettings } from '../workflows/run-types';
 
 export interface DatasetSnapshot {
   /** Hash of the datasetBuilder settings that produced it. */
@@ -64,6 +66,12 @@ export function loadDataset(logPath: string, expectedSha256: string): DatasetSna
   }
   if (read.sha256 !== expectedSha256) throw new DatasetMismatchError(`${file} changed since the run started (sha256 ${read.sha256} != ${expectedSha256})`);
   return read.snapshot;
+}
+
+/** The run's snapshot, fetched from the store first when this host has none (a worker on another host). */
+export async function runDataset(settings: RunSettings, expectedSha256: string): Promise<DatasetSnapshot> {
+  await localRunFile(settings, 'dataset.json');
+  return loadDataset(settings.logPath, expectedSha256);
 }
 
 /** The snapshots this process has read, by file, with the file's identity when read. */

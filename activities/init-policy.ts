@@ -19,13 +19,14 @@ export async function initPolicy(settings: RunSettings, startStep: number): Prom
 }
 
 async function initPolicyAlone(settings: RunSettings, startStep: number): Promise<PolicyState> {
-  const existing = readStepRecord(settings.logPath, startStep, INITIAL);
-  if (existing) return existing.state;
-  // Before creating anything: is there the credential the trainer needs, does it serve the model? A mistake
-  // there is a ConfigError, which fails the run at once with the field (unfixable.ts) instead of retrying.
+  // Before anything else: is there the credential the trainer needs, does it serve the model? A mistake there is a
+  // ConfigError, which fails the run at once with the field (unfixable.ts) instead of retrying, and is said the
+  // same way whether or not the store can be reached yet.
   const check = await checkTrainer(settings, { baseUrl: tinkerUrlFor(settings) });
   if (check.problems.length > 0) throw new ConfigError('run config', check.problems);
   if (check.unreachable) throw new Error(check.unreachable); // down or starting: retried
+  const existing = await readStepRecord(settings, startStep, INITIAL);
+  if (existing) return existing.state;
   const service = tinkerFor(settings);
   // The first use of a local base model builds it, which can take a minute.
   const tc = await withHeartbeats(
@@ -40,5 +41,5 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
-  return commitStepRecord(settings.logPath, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } }).state;
+  return (await commitStepRecord(settings, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } })).state;
 }

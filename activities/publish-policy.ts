@@ -24,6 +24,8 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
     baseModel: settings.modelName,
     renderer: settings.rendererName,
     retryAttempts: settings.llmProxyRetryAttempts,
+    // Recorded in every span this policy serves: the train step reads each group's staleness from it.
+    policyStep: policy.step,
     sampling: {
       temperature: purpose === 'eval' ? settings.evalTemperature : settings.trainTemperature,
       topK: settings.topK,

@@ -1,43 +1,58 @@
-// checkpoints.jsonl and metrics.jsonl rows, each written once whatever the number of retries.
+// A run's checkpoint rows and metrics rows: written once to the store whatever the number of retries (on any
+// host), then exported to the run's files and sinks (run-export.ts), incrementally.
 import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
-import { appendJsonl, appendJsonlOnce, readJsonl, runPaths, withRunDirLock } from './run-files';
+import { pyJsonDumps } from '../chat/py-json';
+import { runPaths, withRunDirLock } from './run-files';
 import { faultPoint } from '../common/fault-points';
 import { keepFinalCheckpoint } from './checkpoint-lifetimes';
-import { recordConfigured } from '../sinks/configured';
+import { configuredRecord } from '../sinks/configured';
 import { currentRunLocation, finishRunSinks, writeStepSinks } from '../sinks/run-sinks';
+import { checkpointKey, localRunFile, putRecords, traceKey } from './run-records';
+import { exportRunFiles } from './run-export';
+import type { RunRecordInput } from '../store/run-records';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
 export async function saveCheckpoint(settings: RunSettings, name: string, batch: number, policy: PolicyState, final: boolean): Promise<string> {
   const row: Record<string, unknown> = { name, batch, state_path: policy.statePath, sampler_path: policy.samplerPath };
   if (final) row.final = true;
-  const paths = runPaths(settings.logPath);
-  let flushed = Promise.resolve();
-  await withRunDirLock(paths.dir, () => {
-    faultPoint('checkpoint.before_record', { run: settings.runName, batch });
-    // A rolling row of the same step (checkpoint-lifetimes.ts) does not count: this one is written beside it.
-    const rows = readJsonl(paths.checkpoints);
-    if (!rows.some((r) => r.name === name && !r.rolling)) appendJsonl(paths.checkpoints, row);
-    if (final) flushed = finishRunSinks(settings, currentRunLocation());
-  });
+  faultPoint('checkpoint.before_record', { run: settings.runName, batch });
+  // A rolling row of the same step (checkpoint-lifetimes.ts) is another record: this one is written beside it.
+  await putRecords(settings, [{ kind: 'checkpoint', step: batch, key: checkpointKey(row), body: pyJsonDumps(row) }]);
+  const { flushed } = await exportAndSink(settings, final);
   await flushed;
   if (final) await keepFinalCheckpoint(settings, policy);
   return policy.statePath;
 }
 
 /**
- * {"step": step, ...metrics} as the cookbook's JsonLogger, then the report, TensorBoard and W&B (sinks/). The
- * step's trace events go first, each unless already there, so a crash between the two writes leaves a retry
- * something to finish rather than a step without a trace.
+ * {"step": step, ...metrics} as the cookbook's JsonLogger, the step's trace events and the settings `configure`
+ * changed, in one write to the store (so a crash leaves all or none), then the files, the report, TensorBoard
+ * and W&B catch up with the store.
  */
 export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void> {
-  const paths = runPaths(settings.logPath);
-  await withRunDirLock(paths.dir, () => {
-    const present = new Set(readJsonl(paths.trace).map((e) => JSON.stringify(e)));
-    for (const e of traceEvents) if (!present.has(JSON.stringify(e))) appendJsonl(paths.trace, e);
-    appendJsonlOnce(paths.metrics, 'step', { step, ...metrics });
-    // The report, TensorBoard and W&B follow metrics.jsonl: a retry after a crash here catches them up.
-    recordConfigured(settings, step);
-    writeStepSinks(settings, currentRunLocation());
+  const records: RunRecordInput[] = traceEvents.map((e) => {
+    const body = pyJsonDumps(e);
+    return { kind: 'trace', step, key: traceKey(body), body };
+  });
+  records.push({ kind: 'metrics', step, body: pyJsonDumps({ step, ...metrics }) });
+  const configured = configuredRecord(settings, await localRunFile(settings, 'config.json'), step);
+  if (configured) records.push(configured);
+  await putRecords(settings, records);
+  await exportAndSink(settings, false);
+}
+
+/**
+ * Exports the run's files under its directory lock and catches the sinks up; with `final`, the W&B run is marked
+ * finished. Returns the W&B stream's flush, to be awaited outside the lock.
+ */
+async function exportAndSink(settings: RunSettings, final: boolean): Promise<{ flushed: Promise<void> }> {
+  return withRunDirLock(runPaths(settings.logPath).dir, async () => {
+    await localRunFile(settings, 'config.json');
+    const added = await exportRunFiles(settings);
+    const where = currentRunLocation();
+    if (final) return { flushed: finishRunSinks(settings, where) };
+    writeStepSinks(settings, where, added);
+    return { flushed: Promise.resolve() };
   });
 }

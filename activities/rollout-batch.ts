@@ -12,6 +12,8 @@ import { faultPoint } from '../common/fault-points';
 import { launchMetadata } from '../store/gateway/launch';
 import { withHeartbeats } from './keep-alive';
 import { rolloutsByKeyPrefix } from './batch-ref';
+import { rolloutRoute } from '../config/agent-workflow';
+import { serveAgentWorkflows } from './agent-workflows';
 
 export interface RolloutRequest {
   /** Unique within the run: run/phase/batch/group/member. */
@@ -74,7 +76,7 @@ export async function runRolloutBatch(
       resourcesId,
       idempotencyKey: r.key,
       // With aglController set, Agent-lightning 1.0 agents serve it (the store's 1.0 gateway lists it to agl-controller).
-      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.seedKey), ...launchMetadata(settings.aglController) },
+      metadata: { ...r.metadata, agl_key: r.key, sampling_seed: rolloutSeed(r.seedKey), ...launchMetadata(settings.aglController), ...routeMetadata(settings) },
       config: {
         timeout_seconds: settings.rolloutTimeoutSeconds,
         // Without it an attempt whose runner died stays `running` until timeout_seconds (the runner heartbeats).
@@ -102,24 +104,31 @@ export async function runRolloutBatch(
   await fill();
   faultPoint('rollouts.waiting', { run: settings.runName, batch: Number(requests[0]?.metadata.batch ?? -1) });
 
-  let lastLog = 0;
-  while (finished.size < requests.length) {
-    const waiting = ids.filter((id) => id !== '' && !finished.has(id));
-    if (waiting.length === 0) {
+  // An agent workflow serves each rollout (run config agentWorkflow): this activity starts them itself.
+  const agentWorkflow = settings.agentWorkflow;
+  const served = agentWorkflow ? serveAgentWorkflows({ store, settings: { ...settings, agentWorkflow }, keyPrefix, signal, log }) : null;
+  try {
+    let lastLog = 0;
+    while (finished.size < requests.length) {
+      const waiting = ids.filter((id) => id !== '' && !finished.has(id));
+      if (waiting.length === 0) {
+        await fill();
+        continue;
+      }
+      // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
+      // Heartbeat during the wait too, so a short heartbeat timeout (a dead worker noticed quickly) is safe.
+      const progress: Progress = { done: finished.size, of: requests.length };
+      const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
+      for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
       await fill();
-      continue;
+      heartbeat({ done: finished.size, of: requests.length } satisfies Progress);
+      if (Date.now() - lastLog > 15_000) {
+        lastLog = Date.now();
+        log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);
+      }
     }
-    // Long-poll: the store answers as soon as any of them finishes, or after the timeout.
-    // Heartbeat during the wait too, so a short heartbeat timeout (a dead worker noticed quickly) is safe.
-    const progress: Progress = { done: finished.size, of: requests.length };
-    const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
-    for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
-    await fill();
-    heartbeat({ done: finished.size, of: requests.length } satisfies Progress);
-    if (Date.now() - lastLog > 15_000) {
-      lastLog = Date.now();
-      log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);
-    }
+  } finally {
+    await served?.stop();
   }
 
   const groups: CollectedGroup[] = Array.from({ length: numGroups }, () => ({ taskIndex: -1, rolloutIds: [], statuses: [] }));
@@ -135,4 +144,10 @@ export async function runRolloutBatch(
     else counts.other++;
   });
   return { groups, counts };
+}
+
+/** Routes a run's rollouts to the agent it names (only runners naming it take them), or to its agent workflow. */
+function routeMetadata(settings: RunSettings): Record<string, Json> {
+  const route = rolloutRoute(settings);
+  return route ? { agl_agent: route } : {};
 }

@@ -1,14 +1,14 @@
 import { Context, log } from '@temporalio/activity';
 import { computeTrajectoryMetrics, prefixMetrics } from '../rl';
 import type { Metrics, RunSettings } from '../workflows/run-types';
-import { loadDataset, valTasks } from './dataset-snapshot';
+import { runDataset, valTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';
 import { buildTrajectoryGroups } from './trajectories';
 
 /** The seed's AGLTestSetEvaluator: every validation task once (group size 1), `test/env/all/...` metrics. */
 export async function runEvaluation(settings: RunSettings, batch: number, resourcesId: string, datasetSha256: string): Promise<Metrics> {
-  const tasks = valTasks(loadDataset(settings.logPath, datasetSha256));
+  const tasks = valTasks(await runDataset(settings, datasetSha256));
   if (tasks.length === 0) return { 'test/skipped_empty_val': 1 };
   const keyPrefix = `${runKey(settings)}/val/${batch}/`;
   const requests: RolloutRequest[] = tasks.map(({ taskIndex, task }, group) => ({

@@ -1,11 +1,11 @@
 // The files a run writes under its logPath, as the cookbook does: metrics.jsonl (one row per step),
 // checkpoints.jsonl (one row per checkpoint name), config.json, dataset.json (our snapshot of the tasks) and
 // trace_events.jsonl. Writes are idempotent, so a retried activity never duplicates a row.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
+import { existsSync, fstatSync, mkdirSync, readFileSync, readSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { lock } from 'proper-lockfile';
 import { pyJsonDumps } from '../chat/py-json';
 import { appendSynced } from '../sinks/append-synced';
+import { withDirLock } from './dir-lock';
 
 export interface RunPaths {
   dir: string;
@@ -14,7 +14,9 @@ export interface RunPaths {
   config: string;
   dataset: string;
   trace: string;
-  /** Committed train steps, one file each: the exactly-once record of trainStep. */
+  /** configured.jsonl: the settings `configure` changed, per step (sinks/configured.ts). */
+  configured: string;
+  /** Committed train steps of older versions, one file each (now in the store; imported by run-records.ts). */
   steps: string;
 }
 
@@ -27,6 +29,7 @@ export function runPaths(logPath: string): RunPaths {
     config: path.join(dir, 'config.json'),
     dataset: path.join(dir, 'dataset.json'),
     trace: path.join(dir, 'trace_events.jsonl'),
+    configured: path.join(dir, 'configured.jsonl'),
     steps: path.join(dir, 'steps'),
   };
 }
@@ -68,12 +71,28 @@ export function appendJsonl(file: string, row: unknown): void {
   appendSynced(file, Buffer.from(`${pyJsonDumps(row)}\n`));
 }
 
-/** Truncates a file that does not end in a newline to its last complete line. */
+/** Truncates a file that does not end in a newline to its last complete line, reading only its end. */
 export function cutTornTail(file: string): void {
   if (!existsSync(file)) return;
-  const bytes = readFileSync(file);
-  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return;
-  truncateSync(file, bytes.lastIndexOf(0x0a) + 1);
+  const fd = openSync(file, 'r');
+  let cut = -1;
+  try {
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    if (size === 0 || (readSync(fd, last, 0, 1, size - 1), last[0] === 0x0a)) return;
+    for (let end = size; end > 0 && cut < 0; ) {
+      const from = Math.max(0, end - 64 * 1024);
+      const buf = Buffer.alloc(end - from);
+      readSync(fd, buf, 0, buf.length, from);
+      const nl = buf.lastIndexOf(0x0a);
+      if (nl >= 0) cut = from + nl + 1;
+      else if (from === 0) cut = 0;
+      end = from;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  truncateSync(file, cut);
 }
 
 /** Appends `row` unless a row with the same value of `key` is already there. Returns whether it wrote. */
@@ -83,31 +102,13 @@ export function appendJsonlOnce(file: string, key: string, row: Record<string, u
   return true;
 }
 
-// A lock held by a process killed with it is taken over once it has not been refreshed for this long.
-const LOCK_STALE_MS = 5_000;
-
 /**
- * Runs `fn` while holding the run directory's write lock, which works across processes and machines sharing the
- * directory. Temporal may run a retry on another worker while a stale attempt is still alive; without the lock
- * both could find a row missing and both append it.
+ * Runs `fn` while holding the run directory's write lock (dir-lock.ts: held while its holder lives). Temporal may
+ * run a retry in another worker process on this host while a stale attempt is still alive; without the lock both
+ * could find the same records missing from a file and both append them.
  */
-export async function withRunDirLock<T>(dir: string, fn: () => T): Promise<T> {
-  mkdirSync(dir, { recursive: true });
-  const release = await lock(dir, {
-    lockfilePath: path.join(dir, '.write.lock'),
-    realpath: false,
-    stale: LOCK_STALE_MS,
-    update: LOCK_STALE_MS / 5,
-    // Long enough to outwait a lock left by a killed process.
-    retries: { retries: 60, factor: 1.5, minTimeout: 20, maxTimeout: 500 },
-    // The default throws from a timer, which would crash the worker; the write it guards is milliseconds long.
-    onCompromised: (e) => console.warn(`run directory lock ${dir} compromised: ${e.message}`),
-  });
-  try {
-    return fn();
-  } finally {
-    await release().catch(() => undefined);
-  }
+export function withRunDirLock<T>(dir: string, fn: () => T | Promise<T>): Promise<T> {
+  return withDirLock(dir, fn);
 }
 
 /** Writes a whole file atomically (temp file + rename), so readers never see half of it. */

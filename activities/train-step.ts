@@ -8,6 +8,7 @@ import {
   prepareTrainingBatch,
   removeMask,
   splitIntoSubsteps,
+  servedStalenessMetrics,
   type Datum,
 } from '../rl';
 import { isSendable } from '../rl/sendable';
@@ -46,15 +47,22 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
 
 async function trainStepAlone(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
   const step = policy.step + 1;
-  const committed = readStepRecord(settings.logPath, step, policy.statePath);
+  const committed = await readStepRecord(settings, step, policy.statePath);
   if (committed) return committed;
   const signal = Context.current().cancellationSignal;
   const metrics: Metrics = {};
 
   let t0 = performance.now();
   const store = storeFor(settings);
-  const { groups, notes } = await buildTrajectoryGroups(store, settings, await groupsOf(store, collected, signal), signal);
+  const collectedGroups = await groupsOf(store, collected, signal);
+  const { groups, servedSteps, notes } = await buildTrajectoryGroups(store, settings, collectedGroups, signal);
   Object.assign(metrics, notes);
+  if (settings.async) {
+    // Staleness as served (the spans' policy steps), the workflow's labels checked against it.
+    const served = servedStalenessMetrics(policy.step, collectedGroups.map((g, i) => ({ served: servedSteps[i] ?? null, label: g.policyStep })));
+    Object.assign(metrics, served.metrics);
+    for (const m of served.mislabelled) log.error(`batch ${batch}: a group sampled from another policy than it was started under: ${m}`);
+  }
   const noReward = missingRewardNote(notes);
   if (noReward) log.warn(`batch ${batch}: ${noReward}`);
   const prepared = prepareTrainingBatch(groups, { removeConstantRewardGroups: settings.removeConstantRewardGroups });
@@ -66,7 +74,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const skip = (reason: string) => {
     log.warn(`batch ${batch} skipped, weights unchanged: ${reason}`);
     const result: TrainStepResult = { state: { ...policy, step }, metrics, skipped: true, skipReason: reason };
-    return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+    return commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
   };
   if (prepared.skip) return skip(prepared.reason);
 
@@ -142,7 +150,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   }
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
-  return commitStepRecord(settings.logPath, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+  return commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
 }
 
 /** Async runs name their groups; the step record keeps the names. */

@@ -4,15 +4,18 @@
 // trajectory with reward 0.
 import { makeTrajectoryGroup, reconstructTransitions, type RolloutStatus, type TrajectoryGroup } from '../rl';
 import type { StoreClient } from '../store/client';
-import type { StoreSpan, Triplet } from '../store/adapters/types';
+import type { StoreSpan, Triplet } from '../rl/adapters/types';
 import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
-import { makeTripletAdapter } from '../store/adapters';
-import { PROXY_SPAN_NAME } from '../proxy/span';
-import { getRewardValue } from '../store/adapters/rewards';
+import { makeTripletAdapter } from '../rl/adapters';
+import { POLICY_STEP_ATTRIBUTE, PROXY_SPAN_NAME } from '../proxy/span';
+import { oldestServedStep } from '../rl/served-staleness';
+import { getRewardValue } from '../store/span-rewards';
 import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../workflows/missing-rewards';
 
 export interface BuiltGroups {
   groups: TrajectoryGroup[];
+  /** Per group: the oldest policy step that served any of its calls (agl.policy.step of its spans), or null. */
+  servedSteps: (number | null)[];
   /** Counts of what reconstruction left out, as metrics. */
   notes: Metrics;
 }
@@ -24,8 +27,10 @@ export async function buildTrajectoryGroups(store: StoreClient, settings: RunSet
     [SUCCEEDED]: 0, [SUCCEEDED_WITHOUT_REWARD]: 0, [SUCCEEDED_WITHOUT_AGENT_SPANS]: 0,
   };
   const groups: TrajectoryGroup[] = [];
+  const servedSteps: (number | null)[] = [];
   for (const group of collected) {
     const trajectories = [];
+    const served: unknown[] = [];
     for (const [member, rolloutId] of group.rolloutIds.entries()) {
       const page = await store.querySpans(rolloutId, 'latest', {}, { timeoutMs: 60_000, signal });
       // A proxy call that failed (sampler or trainer down) left a span with an ERROR status and no tokens; the agent
@@ -33,6 +38,7 @@ export async function buildTrajectoryGroups(store: StoreClient, settings: RunSet
       // otherwise report different skipped-triplet metrics than one without).
       const spans = (page.items as unknown as StoreSpan[]).filter((s) => !(s.name === PROXY_SPAN_NAME && s.status?.status_code === 'ERROR'));
       if (group.statuses[member] === 'succeeded') countRewards(notes, spans);
+      for (const s of spans) if (s.name === PROXY_SPAN_NAME) served.push(s.attributes?.[POLICY_STEP_ATTRIBUTE]);
       const triplets: Triplet[] = spans.length === 0 ? [] : adapt(spans);
       const { trajectory, notes: n } = reconstructTransitions(triplets);
       notes['rollouts/skipped_triplets_no_token_ids']! += n.skippedNoTokenIds;
@@ -41,8 +47,9 @@ export async function buildTrajectoryGroups(store: StoreClient, settings: RunSet
       trajectories.push(trajectory);
     }
     groups.push(makeTrajectoryGroup(trajectories, group.statuses as RolloutStatus[]));
+    servedSteps.push(oldestServedStep(served));
   }
-  return { groups, notes };
+  return { groups, servedSteps, notes };
 }
 
 /** A succeeded rollout: does it carry a reward, and did any span besides the proxy's arrive (missing-rewards.ts)? */

@@ -29,6 +29,8 @@ export interface TrainingActivities {
    * idempotently by the group's key, so a retry or a continued run finds its rollouts. Waits until all end.
    */
   collectGroup(settings: RunSettings, group: StartedGroup, datasetSha256: string): Promise<GroupResult>;
+  /** Async runs, on stop: cancels in the store the rollouts still queued or running of these groups (keys). */
+  cancelGroups(settings: RunSettings, keys: string[]): Promise<number>;
   /** Spans → datums → forward_backward/optim_step, applied exactly once; returns the next policy. */
   trainStep(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult>;
   /** Records a checkpoint row in checkpoints.jsonl (once per name). */

@@ -7,8 +7,9 @@ import { hostname } from 'node:os';
 import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
 import { faultFires, faultPoint } from '../common/fault-points';
-import { pickLlm, type AgentLlm } from './llm-endpoint';
-import { rewardFromResult, rewardSpan } from './reward';
+import { pickLlm, type AgentLlm } from '../store/llm-resource';
+import { rewardSpan } from '../store/reward-span';
+import { rewardFromResult } from './reward';
 
 export interface AgentContext {
   /** The LLM to call, scoped to this rollout/attempt when it is the proxy; null when resources have none. */

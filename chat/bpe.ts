@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
-interface TokenizerJson {
-  added_tokens: { id: number; content: string; special?: boolean }[];
+export interface TokenizerJson {
+  added_tokens: { id: number; content: string; special?: boolean; [field: string]: unknown }[];
   normalizer: { type: string } | null;
   pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
@@ -27,7 +27,8 @@ export interface BpeOptions {
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
-const JS_CONTRACTIONS = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
+// Wrapped in a group: in o200k (gpt-oss) the contractions carry a `?` of their own.
+const JS_CONTRACTIONS = "(?:'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
 
 /**
  * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20):
@@ -93,7 +94,10 @@ export class BpeTokenizer implements Tokenizer {
     this.name = opts.name;
     this.bosToken = opts.bosToken;
     this.eosToken = opts.eosToken;
+    // DeepSeek's vocab also lists its added tokens (not byte-level): they are read from added_tokens below.
+    const addedContents = new Set(json.added_tokens.map((t) => t.content));
     for (const [tok, id] of Object.entries(json.model.vocab)) {
+      if (addedContents.has(tok)) continue;
       this.vocab.set(tok, id);
       const bytes = new Uint8Array(tok.length);
       for (let i = 0; i < tok.length; i++) {

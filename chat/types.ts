@@ -172,6 +172,11 @@ export interface Renderer {
   readonly hasExtensionProperty: boolean;
   /** The generation prompt closes the think block (thinking turned off). */
   readonly disablesThinking: boolean;
+  /**
+   * Renders image parts as image chunks (a vision renderer given an image processor). Absent or false: the
+   * renderer cannot show images (the cookbook's text renderers drop them silently), so calls with images are refused.
+   */
+  readonly seesImages?: boolean;
   /** BOS + rendered messages + the header of the message to generate (+ the variant's prefill). */
   buildGenerationPrompt(messages: readonly Message[], opts?: GenerationOptions): ModelInput;
   /** Tokens and weights of one training sequence (cookbook default: last_assistant_message). */

@@ -16,6 +16,16 @@ export async function checkRunConfigFile(file: string, env: NodeJS.ProcessEnv = 
   // The worker's TINKER_BASE_URL wins over the config's baseUrl; in the client's environment it says the same.
   const trainer = await checkTrainer(cfg, { baseUrl: env.TINKER_BASE_URL || cfg.baseUrl, env, timeoutMs: 10_000 });
   if (trainer.problems.length > 0) throw new ConfigError(file, trainer.problems);
+  const notes = trainer.unreachable ? [`${trainer.unreachable} (not checked; the run checks again when it starts)`] : [];
   const warning = modelWarning(cfg);
-  return { cfg, notes: trainer.unreachable ? [`${trainer.unreachable} (not checked; the run checks again when it starts)`] : [], warnings: warning ? [warning] : [] };
+  return { cfg, notes: [...notes, ...localTrainerNotes(cfg)], warnings: warning ? [warning] : [] };
+}
+
+/**
+ * What a config means on the bundled trainer that it would not on Tinker: its models are small enough to train
+ * whole, so it keeps loraRank in its checkpoints but applies no adapter.
+ */
+export function localTrainerNotes(cfg: Pick<RunConfig, 'modelName' | 'loraRank'>): string[] {
+  if (!cfg.modelName.startsWith('local/')) return [];
+  return [`loraRank ${cfg.loraRank}: the local trainer trains all weights of ${cfg.modelName}; loraRank is recorded, not applied`];
 }

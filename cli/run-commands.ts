@@ -9,6 +9,7 @@ import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine, RewardHistory } from './progress-format';
 import { CommandError, endedHow } from './mistakes';
+import { blocksQueries, troubleKey } from './run-trouble';
 
 export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
 
@@ -50,13 +51,26 @@ export function runHandle(client: Client, runOrWorkflowId: string): WorkflowHand
   return client.workflow.getHandle<typeof trainingRun>(id);
 }
 
-/** Where a run is (its progress), how it finished (its result), or how it ended otherwise (`ended`: why it failed). */
+/**
+ * Where a run is (its progress), how it finished (its result), or how it ended otherwise (`ended`: why it failed).
+ * For a running run, `trouble` says what holds it up (cli/run-trouble.ts); when that is something the run cannot
+ * answer a query through (no worker, a failing workflow task), the query is not even tried.
+ */
 export async function status(
   handle: WorkflowHandle<typeof trainingRun>,
-): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string }> {
+  trouble: () => Promise<string[]> = async () => [],
+): Promise<{ state: string; progress?: Progress; result?: TrainingRunResult; ended?: string; trouble?: string[] }> {
   const d = await handle.describe();
   const state = d.status.name;
-  if (state === 'RUNNING') return { state, progress: await handle.query(progressQuery) };
+  if (state === 'RUNNING') {
+    const lines = await trouble();
+    if (blocksQueries(lines)) return { state, trouble: lines };
+    try {
+      return { state, progress: await handle.query(progressQuery), trouble: lines };
+    } catch (err) {
+      return { state, trouble: [...lines, `the run does not answer (${(err as Error).message.split('\n')[0]}); the worker's log says why`] };
+    }
+  }
   if (state === 'COMPLETED') return { state, result: await handle.result() };
   return { state, ended: await endedHow(handle, state) };
 }
@@ -117,6 +131,7 @@ export async function watch(
   out: NodeJS.WriteStream = process.stdout,
   intervalMs = 1000,
   waiting: (p: Progress) => string | undefined = () => undefined,
+  trouble: () => Promise<string[]> = async () => [],
 ): Promise<TrainingRunResult> {
   const tty = out.isTTY === true;
   let lastKey = '';
@@ -128,8 +143,21 @@ export async function watch(
   });
   // Handled where it is returned; without this a run that fails while a query is in flight is an unhandled rejection.
   result.catch(() => undefined);
+  // What holds the run up (cli/run-trouble.ts), looked at every 5 s: printed once per change, as warnings are.
+  let troubleAt = 0;
+  let lastTrouble = '';
+  let blocked = false;
   while (!done) {
+    if (Date.now() - troubleAt >= 5000) {
+      troubleAt = Date.now();
+      const lines = await trouble().catch(() => [] as string[]);
+      blocked = blocksQueries(lines);
+      const key = troubleKey(lines);
+      if (key && key !== lastTrouble) out.write(`${tty ? '\r\x1b[2K' : ''}${lines.map((l) => `WARNING: ${l}`).join('\n')}\n`);
+      lastTrouble = key;
+    }
     try {
+      if (blocked) throw new Error('blocked');
       const p = await handle.query(progressQuery);
       rewards.observe(p);
       const hint = waiting(p);

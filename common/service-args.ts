@@ -19,6 +19,8 @@ export interface ServiceArgs {
   dataDir: string;
   /** Values of the extra flags (flag, else env, else undefined). */
   values: Record<string, string | undefined>;
+  /** --trusted-network or AGL_TRUSTED_NETWORK=1: the service may listen beyond loopback without its token. */
+  trustedNetwork: boolean;
 }
 
 export class UsageError extends Error {
@@ -26,7 +28,7 @@ export class UsageError extends Error {
 }
 
 export function parseServiceArgs(argv: string[], spec: ServiceArgSpec, env: NodeJS.ProcessEnv = process.env): ServiceArgs {
-  const options: Record<string, { type: 'string' }> = { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' } };
+  const options: Record<string, { type: 'string' | 'boolean' }> = { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'trusted-network': { type: 'boolean' } };
   for (const flag of Object.keys(spec.extra ?? {})) options[flag] = { type: 'string' };
   let parsed;
   try {
@@ -35,6 +37,7 @@ export function parseServiceArgs(argv: string[], spec: ServiceArgSpec, env: Node
     throw new UsageError(`${spec.name}: ${(err as Error).message}`);
   }
   const v = parsed.values as Record<string, string | undefined>;
+  const trustedNetwork = (parsed.values as Record<string, unknown>)['trusted-network'] === true || /^(1|true|yes)$/i.test(env.AGL_TRUSTED_NETWORK ?? '');
   const host = v.host ?? env[`${spec.envPrefix}_HOST`] ?? '127.0.0.1';
   const portText = v.port ?? env[`${spec.envPrefix}_PORT`] ?? String(spec.defaultPort);
   const port = Number(portText);
@@ -44,7 +47,7 @@ export function parseServiceArgs(argv: string[], spec: ServiceArgSpec, env: Node
   const dataDir = path.resolve(v.data ?? env[`${spec.envPrefix}_DATA`] ?? spec.defaultDataDir);
   const values: Record<string, string | undefined> = {};
   for (const [flag, envName] of Object.entries(spec.extra ?? {})) values[flag] = v[flag] ?? env[envName];
-  return { host, port, dataDir, values };
+  return { host, port, dataDir, values, trustedNetwork };
 }
 
 /** The one line every service prints when it is ready; tests and the launcher wait for it. */

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, describeIssues, formatPath } from './errors';
 import { modelProblems } from './model-fit';
 import { RunConfigSchema, type RunConfig } from './run-config';
+import { withServiceDefaults } from './service-defaults';
 
 /**
  * Unknown keys whose right name is not their camelCase (describeIssues hints only that): the cookbook's names for
@@ -68,6 +69,7 @@ export function validateRunConfig(raw: unknown, source = 'config', baseDir = pro
   return cfg;
 }
 
+/** Reads a run config file; services it leaves out are found from the environment (config/service-defaults.ts). */
 export function loadRunConfigFile(file: string): RunConfig {
   if (!existsSync(file)) throw new ConfigError(file, ['file not found']);
   let raw: unknown;
@@ -76,5 +78,5 @@ export function loadRunConfigFile(file: string): RunConfig {
   } catch (err) {
     throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`]);
   }
-  return validateRunConfig(raw, file, path.dirname(path.resolve(file)));
+  return validateRunConfig(withServiceDefaults(raw), file, path.dirname(path.resolve(file)));
 }

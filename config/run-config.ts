@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { AglControllerSchema } from './agl-controller';
+import { AgentName, AgentWorkflowSchema } from './agent-workflow';
 import { EveryBatches, LearningRate, Temperature } from './run-changes';
 
 const expandHome = (p: string) => (p === '~' ? os.homedir() : p.startsWith('~/') ? os.homedir() + p.slice(1) : p);
@@ -58,6 +59,21 @@ export const AsyncSchema = z.strictObject({
   maxStepsOffPolicy: z.number().int().min(0),
   /** groups_per_batch: groups each optimizer step trains on. */
   groupsPerBatch: z.number().int().min(1),
+  /**
+   * pipeline_depth (cookbook PR #822): how many steps sampling may run ahead of training, the typical staleness
+   * when sampling outpaces training; null = min(1, maxStepsOffPolicy). At most maxStepsOffPolicy.
+   */
+  pipelineDepth: z.number().int().min(0).nullable().default(null),
+  /**
+   * 'pace' (default): no group is discarded for staleness; sampling and steps pace themselves so none exceeds
+   * maxStepsOffPolicy. 'resample': a group finished too stale is sampled again (up to 3 times) then dropped; it
+   * biases training toward fast tasks and is kept for comparison (docs/async-bench.md).
+   */
+  staleRule: z.enum(['pace', 'resample']).default('pace'),
+}).superRefine((a, ctx) => {
+  if (a.pipelineDepth !== null && a.pipelineDepth > a.maxStepsOffPolicy) {
+    ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `must not be above maxStepsOffPolicy (${a.maxStepsOffPolicy}): no group may be more steps behind than that` });
+  }
 });
 
 export const RunConfigSchema = z
@@ -141,6 +157,10 @@ export const RunConfigSchema = z
     pauseAfterBatchesWithoutReward: z.number().int().min(0).default(3),
     /** Agent-lightning 1.0 agents serve the rollouts, launched by `agl-controller` (config/agl-controller.ts). */
     aglController: AglControllerSchema.nullable().default(null),
+    /** The agent whose runners serve the rollouts: only runners naming it take them (null = runners naming none). */
+    agent: AgentName.nullable().default(null),
+    /** An agent workflow serves each rollout instead of runners (config/agent-workflow.ts). */
+    agentWorkflow: AgentWorkflowSchema.nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
@@ -175,6 +195,9 @@ export const RunConfigSchema = z
     if (lo !== undefined && hi !== undefined && lo > hi && allowed.includes('clip_low_threshold')) {
       ctx.addIssue({ code: 'custom', path: ['lossFnConfig', 'clip_low_threshold'], message: `must not be above clip_high_threshold (${hi})` });
     }
+    if (cfg.agentWorkflow !== null && (cfg.agent !== null || cfg.aglController !== null)) {
+      ctx.addIssue({ code: 'custom', path: ['agentWorkflow'], message: 'an agent workflow serves the rollouts: give agentWorkflow, agent or aglController, not several' });
+    }
     if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({
         code: 'custom',
@@ -183,7 +206,18 @@ export const RunConfigSchema = z
       });
     }
   })
-  .transform((cfg) => ({ ...cfg, lossFn: lossFnOf(cfg) }));
+  .transform((cfg) => {
+    const lossFn = lossFnOf(cfg);
+    return { ...cfg, lossFn, lossFnConfig: cfg.lossFnConfig ?? DEFAULT_LOSS_FN_CONFIG[lossFn] ?? null };
+  });
+
+/**
+ * What a loss gets when the config gives no lossFnConfig, sent to the service as loss_fn_config: cispo's one-sided
+ * clip (tinker-cookbook PR #763: the ratio only capped above, at 4).
+ */
+export const DEFAULT_LOSS_FN_CONFIG: Partial<Record<RlLossFn, Record<string, number>>> = {
+  cispo: { clip_low_threshold: 0, clip_high_threshold: 4 },
+};
 
 /** The loss a run trains with: as configured, else 'ppo' for async runs and 'importance_sampling' otherwise. */
 function lossFnOf(cfg: { lossFn?: RlLossFn; async: unknown }): RlLossFn {

@@ -78,6 +78,7 @@ async function main(o: StartOptions): Promise<void> {
     externalTrainerUrl: o.hosted?.baseUrl,
     echo: o.verbose,
     log: (l) => say(`[supervisor] ${l}`),
+    lockHolder: `npm start --example ${o.example}`,
   });
   const shutdown = installShutdown(stack);
   say(`Temporal ${stack.temporal.address}, store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);
@@ -88,10 +89,10 @@ async function main(o: StartOptions): Promise<void> {
   );
   const logPath = cfg.logPath;
   const ui = stack.temporal.uiUrl ?? settings.uiUrl;
-  const connection = await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' });
-  const client = new Client({ connection, namespace: settings.namespace });
+  const connection = await Connection.connect({ ...(stack.temporal.connection ?? { address: stack.temporal.address }), connectTimeout: '60 seconds' });
+  const client = new Client({ connection, namespace: stack.temporal.namespace });
   const { handle, finished } = await startRun(client, o, settings.taskQueue, cfg);
-  say(`Temporal UI: ${workflowUiLink({ ...settings, uiUrl: ui }, handle.workflowId)}`);
+  say(`Temporal UI: ${workflowUiLink({ namespace: stack.temporal.namespace, uiUrl: ui }, handle.workflowId)}`);
   say(`metrics and checkpoints: ${runPaths(logPath).dir}`);
   say(`report (rewritten after every step): ${reportPath(logPath)}`);
 

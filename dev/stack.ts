@@ -5,6 +5,7 @@ import path from 'node:path';
 import { freePort } from '../common/ports';
 import { ensureTemporal, type TemporalServer } from './temporal-server';
 import { Supervised, type ServiceSpec } from './supervisor';
+import { lockDataDir } from './data-dir-lock';
 
 const ROOT = path.resolve(__dirname, '..');
 const LISTENING = /listening on (http:\/\/\S+)/;
@@ -33,6 +34,8 @@ export interface StackOptions {
   /** Extra environment for the runners (e.g. fault injection). */
   runnerEnv?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** Who holds the data directory, named to a second stack that asks for it (dev/data-dir-lock.ts). */
+  lockHolder?: string;
 }
 
 export interface Stack {
@@ -54,12 +57,26 @@ const tsx = (file: string, args: string[]): Pick<ServiceSpec, 'command' | 'args'
   cwd: ROOT,
 });
 
+/** Environment that makes envconfig connect in plain text to the address given, whatever profile the user has. */
+const PLAIN_LOCAL_TEMPORAL = { TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: '', TEMPORAL_PROFILE: '' };
+
 async function pick(port: number | undefined, fallback: number): Promise<number> {
   if (port === 0) return freePort();
   return port ?? fallback;
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  // Before anything opens a database under it: one stack per data directory.
+  const unlock = await lockDataDir(opts.dataDir, opts.lockHolder ?? 'a stack');
+  try {
+    return await startLockedStack(opts, unlock);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}
+
+async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>): Promise<Stack> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[stack] ${l}\n`));
   const p = opts.ports ?? {};
   const [temporalPort, uiPort, storePort, trainerPort, proxyPort] = await Promise.all([
@@ -80,6 +97,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const trainerUrl = opts.externalTrainerUrl ?? `http://127.0.0.1:${trainerPort}`;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
+  // A plain server (one this stack started, or an earlier npm start's): the user's TLS and key settings are for another.
+  if (!temporal.connection?.tls && !temporal.connection?.apiKey) Object.assign(env, PLAIN_LOCAL_TEMPORAL, { TEMPORAL_NAMESPACE: temporal.namespace });
   // The worker would take TINKER_BASE_URL over the run config's trainer: only the stack's own trainer counts here.
   if (opts.externalTrainerUrl) env.TINKER_BASE_URL = opts.externalTrainerUrl;
   else delete env.TINKER_BASE_URL;
@@ -112,6 +131,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const stopAll = async () => {
     for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
     await temporal.stop();
+    await unlock();
   };
   try {
     // The trainer builds its base model on first use, which can take a while; start it first.

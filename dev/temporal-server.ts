@@ -1,7 +1,12 @@
 // The Temporal dev server: `temporal server start-dev` on 127.0.0.1 with a SQLite file (so runs survive a
 // restart), the UI on 8233, and the training run's search attributes registered. A server already answering
-// at TEMPORAL_ADDRESS is used as it is.
+// where Temporal's standard settings point (TEMPORAL_ADDRESS, TEMPORAL_PROFILE...) is used instead.
 import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { describeConnection, temporalSettings, type TemporalSettings } from '../common/temporal-settings';
+import { connectionProblem } from '../cli/connection-problem';
+import { checkSearchAttributes, describeProblem, registerSearchAttributes, type OperatorCalls } from '../cli/search-attribute-setup';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,12 +27,16 @@ export interface DevServerOptions {
   /** Extra `--dynamic-config-value` entries, e.g. `limit.historyCount.suggestContinueAsNew=60`. */
   dynamicConfig?: string[];
   echo?: boolean;
+  /** Register the runs' search attributes at start (default true); false gives a fresh server as others run it. */
+  searchAttributes?: boolean;
 }
 
 export interface TemporalServer {
   address: string;
   namespace: string;
   uiUrl?: string;
+  /** How to connect (TLS, API key) when it is a server we did not start; plain otherwise. */
+  connection?: TemporalSettings['connection'];
   /** The process, when we started it; undefined when an existing server is used. */
   process?: ManagedProcess;
   stop(): Promise<void>;
@@ -82,7 +91,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Tempo
     mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
   }
-  args.push(...searchAttributeFlags());
+  if (opts.searchAttributes !== false) args.push(...searchAttributeFlags());
   // Slow CI machines can trip the default 10 s workflow task timeout.
   for (const dc of ['history.defaultWorkflowTaskTimeout="60s"', ...(opts.dynamicConfig ?? [])]) args.push('--dynamic-config-value', dc);
 
@@ -99,16 +108,65 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Tempo
 }
 
 /**
- * Uses the server at TEMPORAL_ADDRESS, or one already answering on the port we would start ours on (an earlier
- * `npm start` left running, say), otherwise starts a dev server.
+ * Uses the server Temporal's standard settings name (TEMPORAL_ADDRESS, TEMPORAL_PROFILE, TLS, API key: see
+ * common/temporal-settings.ts), or one already answering on the port we would start ours on (an earlier
+ * `npm start` left running, say), otherwise starts a dev server. On a server we did not start, the runs' search
+ * attributes are registered when missing; a server that does not allow it (Temporal Cloud) is named with what to add.
  */
 export async function ensureTemporal(opts: DevServerOptions = {}, log: (line: string) => void = () => {}): Promise<TemporalServer> {
-  const candidates = [process.env.TEMPORAL_ADDRESS, `${opts.host ?? '127.0.0.1'}:${opts.port ?? 7233}`].filter((a): a is string => !!a);
-  for (const address of candidates) {
-    if (await temporalAnswers(address)) {
-      log(`using the Temporal server already answering at ${address}`);
-      return { address, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', stop: async () => {} };
+  const settings = temporalSettings();
+  const local = `${opts.host ?? '127.0.0.1'}:${opts.port ?? 7233}`;
+  const candidates: TemporalSettings[] = [settings];
+  if (settings.address !== local) candidates.push({ ...settings, address: local, connection: { address: local }, security: 'plain', namespace: 'default' });
+  for (const s of candidates) {
+    const client = await connectIfListening(s);
+    if (!client) continue;
+    try {
+      log(`using the Temporal server already answering at ${describeConnection(s)}`);
+      await ensureSearchAttributes(client.connection.operatorService, s);
+    } finally {
+      await client.connection.close();
     }
+    return { address: s.address, namespace: s.namespace, connection: s.connection, stop: async () => {} };
   }
   return startDevServer(opts);
+}
+
+/** A connected client when something listens at the address; null when nothing does; throws when it refuses us. */
+async function connectIfListening(s: TemporalSettings): Promise<Client | null> {
+  if (!(await tcpListening(s.address))) return null;
+  try {
+    const connection = await Connection.connect({ ...s.connection, connectTimeout: '10 seconds' });
+    await connection.workflowService.getSystemInfo({});
+    return new Client({ connection, namespace: s.namespace });
+  } catch (err) {
+    throw new Error(connectionProblem(err, s));
+  }
+}
+
+async function ensureSearchAttributes(op: OperatorCalls, s: TemporalSettings): Promise<void> {
+  const before = await checkSearchAttributes(op, s.namespace).catch(() => null);
+  if (before && !before.missing.length && !before.wrongType.length) return;
+  try {
+    await registerSearchAttributes(op, s.namespace);
+  } catch {
+    const problem = before && describeProblem(before, s.namespace, s.address);
+    if (problem) throw new Error(problem);
+  }
+}
+
+function tcpListening(address: string): Promise<boolean> {
+  const i = address.lastIndexOf(':');
+  const host = address.slice(0, i).replace(/^\[|\]$/g, '') || '127.0.0.1';
+  const port = Number(address.slice(i + 1));
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(3000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }

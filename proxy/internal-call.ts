@@ -181,7 +181,7 @@ async function sampleAndRecord(
     try {
       const renderer = lease.policy.renderer;
       const prompt = buildPrompt(call, renderer);
-      const params = { numSamples: call.n, ...sampling, stop: prompt.stop, signal };
+      const params = { numSamples: call.n, ...sampling, stop: prompt.stop, signal, ...(prompt.chunks ? { promptChunks: prompt.chunks } : {}) };
       const sequences = await sampleWithRetries(lease.policy.sampler, prompt.tokens, params, spec.retryAttempts ?? o.retryAttempts);
       if (sequences.length !== call.n) throw new ApiError(502, `sampler returned ${sequences.length} sequences for n=${call.n}`, 'api_error', null, 'sampler_error');
       answer = buildAnswer({
@@ -210,6 +210,7 @@ async function sampleAndRecord(
         sampling: { ...sampling, n: call.n, stream: call.stream },
         fingerprint: c.fingerprint,
         policy: spec,
+        policyAtEnd: o.policies.current()?.spec ?? null,
         answer,
         error: failure ? { status: failure.status, message: failure.message } : null,
       });

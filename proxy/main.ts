@@ -8,7 +8,8 @@
 //   --policy-idle-ms MS (default 120000)  a policy other than the current one is released after this long unused
 //   --data DIR (PROXY_DATA, default .data/proxy)  the last switched policy is kept in DIR/policy.json and
 //                                      resumed on restart (it takes precedence over --model)
-// AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need.
+// AGL_PROXY_ADMIN_TOKEN, when set, is the bearer token POST/GET /admin/policy need; bound beyond loopback, the proxy
+// refuses to start without it unless --trusted-network (AGL_TRUSTED_NETWORK=1) says the network is trusted.
 import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import path from 'node:path';
 import { loadPolicy, savePolicy } from './policy-file';
@@ -90,6 +91,7 @@ runMain(async () => {
     factory,
     sink: v.store ? new StoreSpanSink(v.store, { token: process.env.AGL_STORE_TOKEN || undefined }) : null,
     adminToken: process.env.AGL_PROXY_ADMIN_TOKEN || undefined,
+    trustedNetwork: args.trustedNetwork,
     retryAttempts: intFlag('retries', v.retries, 0),
     callTimeoutMs: intFlag('call-timeout-ms', v['call-timeout-ms'], 300_000),
     drainTimeoutMs: intFlag('drain-timeout-ms', v['drain-timeout-ms'], 30_000),

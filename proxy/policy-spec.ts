@@ -21,6 +21,8 @@ export interface PolicySpec {
   sampling: SamplingDefaults;
   /** Sampler retries for calls on this policy (the run's llmProxyRetryAttempts); default: the proxy's --retries. */
   retryAttempts?: number;
+  /** The optimizer steps the policy's weights include (a run's policy step): recorded in each span it serves. */
+  policyStep?: number;
 }
 
 /** TinkerLLM's defaults in the seed. */
@@ -53,7 +55,7 @@ function numIn(obj: Obj, key: string, min: number, max: number, integer: boolean
   return v;
 }
 
-/** Body of POST /admin/policy: {switchId, modelName, samplerPath | baseModel, renderer?, sampling?, retryAttempts?}. */
+/** Body of POST /admin/policy: {switchId, modelName, samplerPath | baseModel, renderer?, sampling?, retryAttempts?, policyStep?}. */
 export function parsePolicySpec(body: unknown): PolicySpec {
   if (!isObj(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_type');
   const switchId = str(body, 'switchId', true)!;
@@ -85,6 +87,11 @@ export function parsePolicySpec(body: unknown): PolicySpec {
     if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 10) throw badRequest(`retryAttempts must be an integer from 0 to 10, got ${JSON.stringify(r)}`, 'retryAttempts');
     spec.retryAttempts = r;
   }
+  if (body.policyStep !== undefined && body.policyStep !== null) {
+    const p = body.policyStep;
+    if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw badRequest(`policyStep must be a non-negative integer, got ${JSON.stringify(p)}`, 'policyStep');
+    spec.policyStep = p;
+  }
   if (samplerPath) spec.samplerPath = samplerPath;
   else spec.baseModel = baseModel;
   if (samplerPath && baseModel) spec.baseModel = baseModel;
@@ -104,6 +111,6 @@ export function parseDrain(body: unknown): boolean {
 
 /** Everything but the switchId (and drain, which says how to switch, not what to serve), to tell a retried switch from a conflicting one. */
 export function fingerprint(spec: PolicySpec): string {
-  const { modelName, samplerPath, baseModel, renderer, sampling: x, retryAttempts } = spec;
-  return JSON.stringify([modelName, samplerPath ?? null, baseModel ?? null, renderer, x.temperature, x.topK, x.topP, x.maxTokens, retryAttempts ?? null]);
+  const { modelName, samplerPath, baseModel, renderer, sampling: x, retryAttempts, policyStep } = spec;
+  return JSON.stringify([modelName, samplerPath ?? null, baseModel ?? null, renderer, x.temperature, x.topK, x.topP, x.maxTokens, retryAttempts ?? null, policyStep ?? null]);
 }

@@ -3,6 +3,7 @@
 // `drain: false` (async runs) swaps at once: calls in flight finish on the policy they leased. The current policy
 // serves unscoped calls and rollouts whose resources name no policy (policy-registry.ts serves the others).
 import { getRenderer, getTokenizer } from '../chat';
+import { imageProcessorFor } from '../chat/image-chunk';
 import type { Renderer } from '../chat';
 import { ApiError } from './errors';
 import { fingerprint, tokenizerModel } from './policy-spec';
@@ -47,7 +48,8 @@ export interface PolicyManagerOptions {
 /** Renderer and tokenizer of a spec; throws ApiError(400) when the model or renderer is unknown. */
 export function rendererFor(spec: PolicySpec): Renderer {
   try {
-    return getRenderer(spec.renderer, getTokenizer(tokenizerModel(spec)));
+    const model = tokenizerModel(spec);
+    return getRenderer(spec.renderer, getTokenizer(model), { imageProcessor: imageProcessorFor(model), modelName: model });
   } catch (err) {
     throw new ApiError(400, (err as Error).message, 'invalid_request_error', 'renderer', 'invalid_value');
   }

@@ -1,13 +1,17 @@
 // The prompt tokens of an internal call, rendered once for every API (pure): chat messages with the policy's
 // renderer (tools declared as its template declares them), or a prompt given without chat template
 // (Completions). What the renderer cannot express is refused with a 400, never left out.
-import { toInts, type Renderer, type Tokenizer } from '../chat';
+import { isTextOnly, toInts, type Message, type ModelInputChunk, type Renderer, type Tokenizer } from '../chat';
+import { IMAGE_PLACEHOLDER_TOKEN } from '../tinker/wire/types';
 import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
 import type { InternalCall } from './internal-call';
 
 export interface Prompt {
+  /** Token ids; with images, the flat view (an image's positions hold IMAGE_PLACEHOLDER_TOKEN). */
   tokens: number[];
+  /** The prompt as chunks when it holds images (what the sampler is sent). */
+  chunks?: ModelInputChunk[];
   /** Stop sequences for the sampler: the renderer's end of turn, or the tokenizer's end of text for a raw prompt. */
   stop: string[] | number[];
   /** Rendered without chat template. */
@@ -48,10 +52,39 @@ export function buildPrompt(call: InternalCall, renderer: Renderer): Prompt {
       'tools_not_supported',
     );
   }
+  if (!renderer.seesImages && call.messages.some(hasImage)) {
+    throw badRequest(
+      `the policy's model cannot see: its renderer ${renderer.name} renders no images (vision renderers: qwen3_vl, qwen3_vl_instruct, qwen3_5*, qwen3_8*); send the call without images`,
+      'messages',
+      'images_not_supported',
+    );
+  }
   try {
-    const messages = withToolDeclarations(renderer, call.messages, call.tools);
-    return { tokens: toInts(renderer.buildGenerationPrompt(messages)), stop: renderer.getStopSequences(), raw: false };
+    const messages = withToolDeclarations(renderer, withToolResultNames(call.messages), call.tools);
+    const input = renderer.buildGenerationPrompt(messages);
+    if (isTextOnly(input)) return { tokens: toInts(input), stop: renderer.getStopSequences(), raw: false };
+    const chunks = input.chunks;
+    const tokens = chunks.flatMap((c) => (c.type === 'encoded_text' ? c.tokens : new Array<number>(c.expected_tokens).fill(IMAGE_PLACEHOLDER_TOKEN)));
+    return { tokens, chunks, stop: renderer.getStopSequences(), raw: false };
   } catch (err) {
     throw badRequest(`messages cannot be rendered with ${renderer.name}: ${(err as Error).message}`, 'messages');
   }
+}
+
+/**
+ * Tool results without a `name` take it from the call they answer (by id), as the cookbook's proxy does: OpenAI,
+ * Responses and Anthropic results carry only the call id, and gpt-oss renders a result by its function's name.
+ */
+export function withToolResultNames(messages: readonly Message[]): Message[] {
+  const names = new Map<string, string>();
+  return messages.map((m) => {
+    for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.function.name);
+    if (m.role !== 'tool' || m.name || !m.tool_call_id) return m;
+    const name = names.get(m.tool_call_id);
+    return name ? { ...m, name } : m;
+  });
+}
+
+function hasImage(m: Message): boolean {
+  return typeof m.content !== 'string' && m.content.some((p) => p.type === 'image');
 }

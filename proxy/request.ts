@@ -1,7 +1,8 @@
 // Validation of an OpenAI chat-completions request body (pure). Integers and floats are both accepted
 // where a number is expected (JSON has one number type); integer fields reject fractions.
-import type { Message, ToolCall } from '../chat';
+import type { ContentPart, Message, ToolCall } from '../chat';
 import { badRequest } from './errors';
+import { chatImagePart, contentOf } from './apis/image-parts';
 import { argumentsJson, definedOnly, int, isObj, num, present, stopStrings, unenforceableToolChoice, type Obj } from './apis/fields';
 
 export interface SamplingOverrides {
@@ -27,21 +28,20 @@ export interface ChatRequest {
 export const MAX_N = 64;
 const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 
-function textContent(content: unknown, where: string): string {
+/** Text parts joined into a string; with image_url parts, a list of text and image parts (vision models). */
+function messageContent(content: unknown, where: string): string | ContentPart[] {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content
-      .map((part, j) => {
-        if (!isObj(part) || part.type !== 'text' || typeof part.text !== 'string') {
-          const kind = isObj(part) ? JSON.stringify(part.type) : typeof part;
-          throw badRequest(`${where}.content[${j}]: only text parts ({"type": "text", "text": ...}) are supported, got ${kind}`, `${where}.content`);
-        }
-        return part.text;
-      })
-      .join('');
+    const parts = content.map((part, j): ContentPart => {
+      if (isObj(part) && part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
+      if (isObj(part) && part.type === 'image_url') return chatImagePart(part, `${where}.content[${j}]`);
+      const kind = isObj(part) ? JSON.stringify(part.type) : typeof part;
+      throw badRequest(`${where}.content[${j}]: only text and image_url parts are supported, got ${kind}`, `${where}.content`);
+    });
+    return contentOf(parts);
   }
-  throw badRequest(`${where}.content must be a string, an array of text parts, or null`, `${where}.content`, 'invalid_type');
+  throw badRequest(`${where}.content must be a string, an array of text and image_url parts, or null`, `${where}.content`, 'invalid_type');
 }
 
 function toolCalls(v: unknown, where: string): ToolCall[] {
@@ -66,7 +66,12 @@ function messages(v: unknown): Message[] {
     if (typeof m.role !== 'string' || !ROLES.has(m.role)) {
       throw badRequest(`${where}.role must be one of system, user, assistant, tool, developer; got ${JSON.stringify(m.role)}`, `${where}.role`);
     }
-    const msg: Message = { role: m.role === 'developer' ? 'system' : m.role, content: textContent(m.content, where) };
+    const msg: Message = { role: m.role === 'developer' ? 'system' : m.role, content: messageContent(m.content, where) };
+    if (m.role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {
+      // Reasoning sent back (vLLM's reasoning_content) is a thinking part: each family keeps or drops it as it does.
+      const rest = typeof msg.content === 'string' ? [{ type: 'text' as const, text: msg.content }] : msg.content;
+      msg.content = [{ type: 'thinking', thinking: m.reasoning_content }, ...rest];
+    }
     if (m.tool_calls !== undefined && m.tool_calls !== null) {
       if (m.role !== 'assistant') throw badRequest(`${where}: only assistant messages have tool_calls`, `${where}.tool_calls`);
       const calls = toolCalls(m.tool_calls, where);

@@ -1,6 +1,7 @@
 // What the proxy needs from a sampler: prompt tokens in, sampled sequences with per-token logprobs out.
 // The Tinker client (hosted Tinker or the local trainer) is wired in by tinker-sampler.ts; tests use
 // fake-sampler.ts.
+import type { ModelInputChunk } from '../chat';
 
 export interface SampleParams {
   numSamples: number;
@@ -13,6 +14,11 @@ export interface SampleParams {
   stop: string[] | number[];
   seed?: number;
   signal: AbortSignal;
+  /**
+   * The prompt as chunks when it holds images (vision models); then `prompt` is its flat view, an image's
+   * positions holding IMAGE_PLACEHOLDER_TOKEN. A sampler sends these chunks, not the flat view.
+   */
+  promptChunks?: ModelInputChunk[];
 }
 
 export interface SampledSequence {

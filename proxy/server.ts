@@ -1,8 +1,7 @@
 // The proxy's HTTP server (node:http): the agent APIs (chat completions, Responses, Messages, Completions; plain
 // and rollout-scoped; call-route.ts), models, health, and the admin policy endpoint.
 import http from 'node:http';
-import { isLoopbackHost, sameSecret } from '../common/access';
-import { UsageError } from '../common/service-args';
+import { requireTokenOrTrusted, sameSecret } from '../common/access';
 import { answerClientErrorsWithJson } from '../common/client-error';
 import { createServiceServer } from '../common/http-server';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +26,8 @@ export interface ProxyOptions {
   sink?: SpanSink | null;
   initialPolicy?: PolicySpec;
   adminToken?: string;
+  /** Listen beyond loopback without an admin token (--trusted-network / AGL_TRUSTED_NETWORK=1). */
+  trustedNetwork?: boolean;
   drainTimeoutMs?: number;
   callTimeoutMs?: number;
   retryAttempts?: number;
@@ -78,13 +79,9 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     policyWaitMs: opts.policyWaitMs ?? 60_000,
     log,
   };
-  if (!opts.adminToken && !isLoopbackHost(opts.host ?? '127.0.0.1')) {
-    // Whoever reaches /admin/policy can point every agent at another model: never open it to the network bare.
-    // A UsageError, so `npm run proxy` exits 2 with this message.
-    throw new UsageError(
-      `proxy: refusing to start on ${opts.host} (not a loopback address) without AGL_PROXY_ADMIN_TOKEN: set a token for /admin/policy, or bind 127.0.0.1`,
-    );
-  }
+  // Whoever reaches /admin/policy can point every agent at another model: never open it to the network bare,
+  // unless told the network is trusted. A UsageError, so `npm run proxy` exits 2 with the message.
+  requireTokenOrTrusted('proxy', opts.host ?? '127.0.0.1', opts.adminToken, 'AGL_PROXY_ADMIN_TOKEN', opts.trustedNetwork === true);
   const maxBody = opts.maxBodyBytes ?? 32 << 20;
   const conversations = new Conversations(opts.sink ?? null);
   if (opts.initialPolicy) await policies.switchTo(opts.initialPolicy);

@@ -14,6 +14,10 @@ import type { Content } from '../chat';
 import { FINGERPRINT_ATTRIBUTE } from './replay';
 
 export const PROXY_SPAN_NAME = 'litellm_request';
+/** The policy step that served the call (its first token on), when the policy names one. */
+export const POLICY_STEP_ATTRIBUTE = 'agl.policy.step';
+/** The policy step the proxy served by default when the call finished. */
+export const POLICY_STEP_AT_END_ATTRIBUTE = 'agl.policy.step_at_end';
 
 export interface SpanInput {
   rolloutId: string;
@@ -24,7 +28,10 @@ export interface SpanInput {
   /** What was asked: model, messages (or a prompt without chat template), the API and its extra attributes. */
   call: Pick<InternalCall, 'api' | 'model' | 'messages' | 'prompt' | 'traceId' | 'spanAttributes'>;
   sampling: { temperature: number; topP: number; topK: number; maxTokens: number; seed?: number; n: number; stream: boolean };
+  /** The policy that served the call (from its first token: a call is sampled from one policy). */
   policy: PolicySpec | null;
+  /** The proxy's current policy when the call finished (a newer one may have been published meanwhile). */
+  policyAtEnd?: PolicySpec | null;
   answer: InternalAnswer | null;
   error: { status: number; message: string } | null;
   /** requestFingerprint of the request (replay.ts). */
@@ -71,6 +78,12 @@ export function buildSpan(x: SpanInput): Span {
     a['agl.policy.renderer'] = x.policy.renderer;
     if (x.policy.samplerPath) a['agl.policy.sampler_path'] = x.policy.samplerPath;
     if (x.policy.baseModel) a['agl.policy.base_model'] = x.policy.baseModel;
+    if (x.policy.policyStep !== undefined) a[POLICY_STEP_ATTRIBUTE] = x.policy.policyStep;
+  }
+  // As Stitch records the policy version at a request's start and end: staleness is read from the first.
+  if (x.policyAtEnd) {
+    a['agl.policy.switch_id_at_end'] = x.policyAtEnd.switchId;
+    if (x.policyAtEnd.policyStep !== undefined) a[POLICY_STEP_AT_END_ATTRIBUTE] = x.policyAtEnd.policyStep;
   }
   const c = x.answer;
   if (c) {

@@ -45,7 +45,7 @@ export class TinkerSampler implements Sampler {
 
   private async sampleOnce(prompt: number[], p: SampleParams): Promise<SampledSequence[]> {
     const res = await this.client.sample(
-      prompt,
+      p.promptChunks ?? prompt,
       p.numSamples,
       { maxTokens: p.maxTokens, temperature: p.temperature, topK: p.topK, topP: p.topP, stop: p.stop, seed: p.seed },
       { signal: p.signal },

@@ -1,7 +1,7 @@
 // Trajectory metrics under the cookbook's names (rl/metric_util.py: compute_trajectory_metrics).
 // Divisions by zero return 0.0, as the cookbook's HEAD does (the Dec-2025 version crashed).
 import { totalRewards } from './advantages';
-import { allSame } from './filterGroups';
+import { allSame } from './filter-groups';
 import type { Metrics, TrajectoryGroup } from './types';
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0.0);

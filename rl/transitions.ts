@@ -1,7 +1,7 @@
 // Triplets -> one Trajectory, as reconstruct_transitions in Agent-lightning's
 // examples/tinker/agl_tinker/rollout.py. The agent owns the environment, so the
 // transitions are rebuilt from what the adapter found in the rollout's spans.
-import type { Triplet } from '../store/adapters/types';
+import type { Triplet } from './adapters/types';
 import type { Metrics, Trajectory, Transition } from './types';
 
 /** What reconstruction had to leave out; the reference only logs these. */

@@ -1,9 +1,8 @@
 // configured.jsonl: for each step run with settings changed by `configure`, the changes in force
-// ({step, learningRate: ..., ...}), so the report can mark when they changed. Written once per step.
-import { existsSync, readFileSync } from 'node:fs';
-import { appendJsonlOnce, runPaths } from '../activities/run-files';
+// ({step, learningRate: ..., ...}), so the report can mark when they changed. One record per step (run-records.ts).
+import { pyJsonDumps } from '../chat/py-json';
 import { RunChangesSchema } from '../config/run-changes';
-import { configuredFile } from '../report/run-data';
+import type { RunRecordInput } from '../store/run-records';
 import type { RunSettings } from '../workflows/run-types';
 
 /** The changeable settings whose value for this step differs from config.json. */
@@ -16,9 +15,9 @@ export function changesInForce(settings: RunSettings, configured: Record<string,
   return out;
 }
 
-export function recordConfigured(settings: RunSettings, step: number): void {
-  const file = runPaths(settings.logPath).config;
-  if (!existsSync(file)) return;
-  const changes = changesInForce(settings, JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
-  if (Object.keys(changes).length) appendJsonlOnce(configuredFile(settings.logPath), 'step', { step, ...changes });
+/** The step's configured row as a run record, when settings differ from config.json (the run's start). */
+export function configuredRecord(settings: RunSettings, configJson: string | undefined, step: number): RunRecordInput | null {
+  if (configJson === undefined) return null;
+  const changes = changesInForce(settings, JSON.parse(configJson) as Record<string, unknown>);
+  return Object.keys(changes).length ? { kind: 'configured', step, body: pyJsonDumps({ step, ...changes }) } : null;
 }

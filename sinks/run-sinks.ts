@@ -1,12 +1,13 @@
 // Where each logged step goes besides metrics.jsonl: the HTML report (always), TensorBoard event files (with
-// tensorboardDir) and W&B (with wandbProject). Every sink is caught up from metrics.jsonl, the source of truth,
-// so a step whose sinks a crash interrupted is written by the next call, and never twice.
+// tensorboardDir) and W&B (with wandbProject). The sinks get the rows each export appended; a process catches
+// them up from metrics.jsonl once (they skip steps they have), so a step whose sinks a crash interrupted is
+// written by a later call, and never twice.
 import { Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readJsonl, runPaths } from '../activities/run-files';
+import { parsePyJsonLine, readJsonl, runPaths } from '../activities/run-files';
 import type { RunSettings } from '../workflows/run-types';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { writeRunReport } from '../report/write-report';
@@ -74,11 +75,13 @@ function stepRows(settings: RunSettings): StepRow[] {
     .sort((a, b) => a.step - b.step);
 }
 
-function guarded(sink: string, settings: RunSettings, fn: () => void): void {
+function guarded(sink: string, settings: RunSettings, fn: () => void): boolean {
   try {
     fn();
+    return true;
   } catch (err) {
     console.warn(`${sink} of run ${settings.runName}: ${(err as Error).message} (metrics.jsonl has the step; the next step tries again)`);
+    return false;
   }
 }
 
@@ -92,16 +95,43 @@ function wandbTargets(settings: RunSettings): { spec: WandbRunSpec; online: bool
   return { spec: wandbSpec(settings, mode === 'offline'), online: mode === 'online' };
 }
 
-/** After a step's metrics row is written (under the run directory lock): catch every sink up. */
-export function writeStepSinks(settings: RunSettings, where: RunLocation): void {
-  const rows = stepRows(settings);
-  if (settings.tensorboardDir) guarded('TensorBoard', settings, () => writeTensorboard(settings.tensorboardDir!, settings.runName, rows));
+// Runs whose sinks this process has caught up from metrics.jsonl in full; after that, each export's new rows are
+// enough. A sink that failed puts its run back here, so the next export catches it up again.
+const caughtUp = new Set<string>();
+// The step at which this process last rewrote a run's report.
+const reportedAt = new Map<string, number>();
+
+/**
+ * Whether the report is rewritten after `step`: every step for the first 100, then every step/100 steps (1% of
+ * the run late in it), so its rewrites cost a flat amount per step on average instead of growing with the run.
+ */
+export function reportDue(lastReported: number | undefined, step: number): boolean {
+  return lastReported === undefined || step < 100 || step - lastReported >= Math.floor(step / 100);
+}
+
+/**
+ * After an export (under the run directory lock): TensorBoard and W&B get the rows it appended (all of
+ * metrics.jsonl the first time in this process, as they skip the steps they have), the report is rewritten when due.
+ */
+export function writeStepSinks(settings: RunSettings, where: RunLocation, added: { body: string }[] | 'all' = 'all'): void {
+  const id = path.resolve(settings.logPath);
+  const full = added === 'all' || !caughtUp.has(id);
+  const rows = full ? stepRows(settings) : added.map((r) => parsePyJsonLine(r.body) as StepRow).filter((r) => Number.isInteger(r.step));
+  let ok = true;
+  const sink = (name: string, fn: () => void) => (ok = guarded(name, settings, fn) && ok);
+  if (rows.length && settings.tensorboardDir) sink('TensorBoard', () => writeTensorboard(settings.tensorboardDir!, settings.runName, rows));
   const wb = wandbTargets(settings);
-  if (wb) {
-    guarded('W&B log', settings, () => appendWandbSteps(wb.spec, rows));
-    if (wb.online) guarded('W&B stream', settings, () => streamWandbSteps(wb.spec, rows));
+  if (rows.length && wb) {
+    sink('W&B log', () => appendWandbSteps(wb.spec, rows));
+    if (wb.online) sink('W&B stream', () => streamWandbSteps(wb.spec, rows));
   }
-  guarded('report', settings, () => writeRunReport(settings.logPath, where));
+  if (ok) caughtUp.add(id);
+  else caughtUp.delete(id);
+  const last = rows.length ? Math.max(...rows.map((r) => r.step)) : undefined;
+  // An export with no new step (a checkpoint row) waits for the next due rewrite, or the final one.
+  if (added === 'all' || (last !== undefined && reportDue(reportedAt.get(id), last))) {
+    if (guarded('report', settings, () => writeRunReport(settings.logPath, where)) && last !== undefined) reportedAt.set(id, last);
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   RolloutConfig, RolloutMode, Span, StoreStatistics, UpdateAttemptRequest, UpdateRolloutRequest, Worker,
 } from './types';
 import { isTerminalRolloutStatus } from './types';
+import type { RunRecord, RunRecordInput, RunRecordQuery } from './run-records';
 import { httpRequest } from '../common/http-transport';
 
 export class StoreHttpError extends Error {
@@ -31,6 +32,14 @@ export interface StoreClientOptions {
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+}
+
+/** Routing of a dequeue (see store/rollout-ops.ts DequeueFilter). */
+export interface DequeueRouting {
+  /** Take only rollouts routed to this agent (their metadata's `agl_agent`); without it, only unrouted ones. */
+  agent?: string | null;
+  /** Take only rollouts whose idempotency key starts with this. */
+  keyPrefix?: string | null;
 }
 
 export interface EnqueueOptions extends CallOptions {
@@ -205,16 +214,18 @@ export class StoreClient {
 
   // ------------------------------------------------------------------ rollouts (runner side)
 
-  async dequeueRollout(workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout | null> {
+  async dequeueRollout(workerId?: string | null, opts?: CallOptions & DequeueRouting): Promise<AttemptedRollout | null> {
     const [first] = await this.dequeueRollouts(1, workerId, opts);
     return first ?? null;
   }
 
   /** Not retried once the request may have reached the server: a lost answer must not dequeue twice. */
-  dequeueRollouts(limit: number, workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout[]> {
-    const body: { limit: number; worker_id?: string } = { limit };
+  dequeueRollouts(limit: number, workerId?: string | null, opts?: CallOptions & DequeueRouting): Promise<AttemptedRollout[]> {
+    const body: { limit: number; worker_id?: string; agent?: string; key_prefix?: string } = { limit };
     if (workerId) body.worker_id = workerId;
-    return this.post('/v1/agl/queues/rollouts/dequeue', body, { ...opts, retry: 'connect-only' });
+    if (opts?.agent) body.agent = opts.agent;
+    if (opts?.keyPrefix) body.key_prefix = opts.keyPrefix;
+    return this.post('/v1/agl/queues/rollouts/dequeue', body, { timeoutMs: opts?.timeoutMs, signal: opts?.signal, retry: 'connect-only' });
   }
 
   startAttempt(rolloutId: string, workerId?: string | null, opts?: CallOptions): Promise<AttemptedRollout> {
@@ -278,6 +289,23 @@ export class StoreClient {
 
   queryResources(q: QueryResourcesRequest = {}, opts?: CallOptions): Promise<PaginatedResult<ResourcesUpdate>> {
     return this.get('/v1/agl/resources', opts, { limit: -1, offset: 0, ...q } as RequestSpec['query']);
+  }
+
+  // ------------------------------------------------------------------ a training run's records (ours)
+
+  /** Writes records, each unless its (kind, step, key) exists; returns the one that stands for each. Safe to retry. */
+  putRunRecords(run: string, records: RunRecordInput[], opts?: CallOptions): Promise<RunRecord[]> {
+    return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/records`, { records }, opts);
+  }
+
+  /** One page (by seq, up to 1,000) of a run's records of one kind. */
+  runRecords(run: string, q: RunRecordQuery, opts?: CallOptions): Promise<RunRecord[]> {
+    return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/records/search`, q, opts);
+  }
+
+  /** Every run with records: per run and kind, how many and the last step. */
+  runsWithRecords(opts?: CallOptions): Promise<{ run: string; kind: string; count: number; last_step: number }[]> {
+    return this.get('/v1/agl/runs', opts);
   }
 
   // ------------------------------------------------------------------ workers

@@ -84,6 +84,17 @@ CREATE TABLE IF NOT EXISTS workers (
   current_rollout_id TEXT,
   current_attempt_id TEXT
 );
+CREATE TABLE IF NOT EXISTS run_records (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  body TEXT NOT NULL,
+  create_time REAL NOT NULL,
+  UNIQUE (run, kind, step, key)
+);
+CREATE INDEX IF NOT EXISTS run_records_by_seq ON run_records(run, kind, seq);
 `;
 
 export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Database.Database {

@@ -13,7 +13,12 @@ export class GroupCommit {
   /** The highest commit number a caller has named. */
   private latestCommit = -1;
 
-  constructor(private readonly walPath: string, private readonly dbPath: string) {}
+  /** `sync` is node's fsync; tests pass one they complete by hand, to see when each flush resolves. */
+  constructor(
+    private readonly walPath: string,
+    private readonly dbPath: string,
+    private readonly sync: (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void = fsync,
+  ) {}
 
   /**
    * Resolves once everything committed before this call is on disk. `commit` (the caller's commit number, growing)
@@ -36,7 +41,7 @@ export class GroupCommit {
   private start(): Promise<void> {
     this.runningCovers = this.latestCommit;
     const fd = this.fd ?? this.open();
-    const p = new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())))
+    const p = new Promise<void>((resolve, reject) => this.sync(fd, (err) => (err ? reject(err) : resolve())))
       .finally(() => {
         if (fd !== this.fd) closeSync(fd); // a fallback descriptor, not kept
         if (this.running === p) this.running = null;

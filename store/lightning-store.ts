@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import * as attempts from './attempt-ops';
 import * as resources from './resource-ops';
 import * as rollouts from './rollout-ops';
+import * as runRecords from './run-records';
 import * as spans from './span-ops';
 import { StoreDb } from './store-db';
 import type {
@@ -54,7 +55,7 @@ export class LightningStore {
   // rollouts
   enqueueRollouts(reqs: EnqueueRolloutRequest[], idempotencyKeys: (string | null)[] = []): Rollout[] { return rollouts.enqueueRollouts(this.s, reqs, idempotencyKeys); }
   startRollout(req: StartRolloutRequest, idempotencyKey: string | null = null): AttemptedRollout { return rollouts.startRollout(this.s, req, idempotencyKey); }
-  dequeue(limit: number, workerId: string | null): AttemptedRollout[] { return rollouts.dequeue(this.s, limit, workerId); }
+  dequeue(limit: number, workerId: string | null, filter: rollouts.DequeueFilter = {}): AttemptedRollout[] { return rollouts.dequeue(this.s, limit, workerId, filter); }
   startAttempt(rolloutId: string, workerId: string | null): AttemptedRollout { return rollouts.startAttempt(this.s, rolloutId, workerId); }
   getRolloutById(rolloutId: string): Rollout | AttemptedRollout | null { return rollouts.getRolloutById(this.s, rolloutId); }
   queryRollouts(q: rollouts.RolloutQuery): PaginatedResult<Rollout | AttemptedRollout> { return rollouts.queryRollouts(this.s, q); }
@@ -86,6 +87,11 @@ export class LightningStore {
   attemptExists(rolloutId: string, attemptId: string): boolean { return spans.attemptExists(this.s, rolloutId, attemptId); }
   querySpans(q: QuerySpansRequest): PaginatedResult<Span> { return spans.querySpans(this.s, q); }
   callRecord(rolloutId: string, attemptId: string, callKey: string, withLast: boolean): CallRecord { return spans.callRecord(this.s, rolloutId, attemptId, callKey, withLast); }
+
+  // a training run's records (ours: run-records.ts)
+  putRunRecords(run: string, records: runRecords.RunRecordInput[]): runRecords.RunRecord[] { return runRecords.putRunRecords(this.s, run, records); }
+  queryRunRecords(run: string, q: runRecords.RunRecordQuery): runRecords.RunRecord[] { return runRecords.queryRunRecords(this.s, run, q); }
+  runRecordRuns(): ReturnType<typeof runRecords.runRecordRuns> { return runRecords.runRecordRuns(this.s); }
 
   statistics(): StoreStatistics {
     const count = (table: string) => (this.s.stmt(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;

@@ -1,8 +1,9 @@
 // `npm run store`: the LightningStore server standalone. Flags/env: --host (STORE_HOST), --port (STORE_PORT,
 // default 4747, 0 = pick a free one), --data DIR (STORE_DATA, default .data/store; the database is DIR/store.sqlite),
-// --sync full|normal (STORE_SYNC). AGL_STORE_TOKEN, when set, is the bearer token every request must carry.
+// --sync full|normal (STORE_SYNC). AGL_STORE_TOKEN, when set, is the bearer token every request must carry; bound
+// beyond loopback, the store refuses to start without it unless --trusted-network (AGL_TRUSTED_NETWORK=1).
 import path from 'node:path';
-import { warnIfOpen } from '../common/access';
+import { requireTokenOrTrusted } from '../common/access';
 import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import { startStoreServer } from './server';
 
@@ -14,6 +15,8 @@ runMain(async () => {
     defaultDataDir: '.data/store',
     extra: { sync: 'STORE_SYNC' },
   });
+  // Before anything is opened: an open service on the network is refused unless the network is trusted.
+  requireTokenOrTrusted('store', args.host, process.env.AGL_STORE_TOKEN || undefined, 'AGL_STORE_TOKEN', args.trustedNetwork);
   const sync = args.values.sync ?? 'full';
   if (sync !== 'full' && sync !== 'normal') throw new UsageError(`store: --sync must be full or normal, got ${sync}`);
   const server = await startStoreServer({
@@ -23,7 +26,6 @@ runMain(async () => {
     token: process.env.AGL_STORE_TOKEN || undefined,
     sync,
   });
-  warnIfOpen('store', args.host, process.env.AGL_STORE_TOKEN || undefined, 'AGL_STORE_TOKEN');
   announceListening('store', args.host, server.port);
   exitOnSignal(() => server.close());
 });

@@ -71,7 +71,29 @@ export function startRollout(s: StoreDb, req: StartRolloutRequest, idempotencyKe
   });
 }
 
-export function dequeue(s: StoreDb, limit: number, workerId: string | null): AttemptedRollout[] {
+/**
+ * Which queued rollouts a dequeue may take (routing, our extension): a rollout whose metadata names an agent
+ * (`agl_agent`) goes only to dequeues naming the same agent, and a dequeue naming an agent takes only its rollouts;
+ * `key_prefix` narrows it to rollouts whose idempotency key starts with it (one batch of one run).
+ */
+export interface DequeueFilter {
+  agent?: string | null;
+  keyPrefix?: string | null;
+}
+
+/** The agent a rollout is routed to (its metadata's `agl_agent`), or null for any runner that names none. */
+export function rolloutAgent(row: Pick<RolloutRow, 'metadata'>): string | null {
+  if (!row.metadata || !row.metadata.includes('agl_agent')) return null;
+  const agent = (JSON.parse(row.metadata) as Record<string, unknown> | null)?.agl_agent;
+  return typeof agent === 'string' ? agent : null;
+}
+
+function routedTo(row: RolloutRow, filter: DequeueFilter): boolean {
+  if (rolloutAgent(row) !== (filter.agent ?? null)) return false;
+  return !filter.keyPrefix || (row.idempotency_key ?? '').startsWith(filter.keyPrefix);
+}
+
+export function dequeue(s: StoreDb, limit: number, workerId: string | null, filter: DequeueFilter = {}): AttemptedRollout[] {
   return s.tx(() => {
     const out: AttemptedRollout[] = [];
     // A runner that keeps failing gets nothing for a while; a retry waits for a runner that has not tried it yet
@@ -84,7 +106,7 @@ export function dequeue(s: StoreDb, limit: number, workerId: string | null): Att
       if (!item) break;
       after = item.pos;
       const row = s.rolloutRow(item.rollout_id);
-      if (row && (row.status === 'queuing' || row.status === 'requeuing') && leaveForAnother(s, workerId, row)) continue;
+      if (row && (row.status === 'queuing' || row.status === 'requeuing') && (!routedTo(row, filter) || leaveForAnother(s, workerId, row))) continue;
       drop.run(item.pos);
       if (!row || (row.status !== 'queuing' && row.status !== 'requeuing')) continue; // cancelled or taken
       out.push(createAttempt(s, row, workerId));

@@ -114,7 +114,7 @@ export function buildRoutes(store: LightningStore): Route[] {
   add('POST', '/queues/rollouts/dequeue', ({ body }) => {
     const req = validate(S.DequeueSchema, body) ?? {};
     const limit = req.limit ?? 1;
-    return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null));
+    return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null, { agent: req.agent ?? null, keyPrefix: req.key_prefix ?? null }));
   });
 
   add('POST', '/rollouts', ({ body, headers }) => {
@@ -179,6 +179,13 @@ export function buildRoutes(store: LightningStore): Route[] {
     const req = validate(S.NextSequenceSchema, body);
     return ok({ sequence_id: store.nextSequenceIds([req.rollout_id])[0] });
   });
+
+  // A training run's records (ours; store/run-records.ts).
+  add('GET', '/runs', () => ok(store.runRecordRuns()));
+  add('POST', '/runs/{run}/records', ({ params, body }) =>
+    ok(store.putRunRecords(params.run!, validate(S.PutRunRecordsSchema, body).records)));
+  add('POST', '/runs/{run}/records/search', ({ params, body }) =>
+    ok(store.queryRunRecords(params.run!, validate(S.QueryRunRecordsSchema, body))));
   return routes;
 }
 

@@ -31,7 +31,13 @@ export const EnqueueManySchema = z.object({ rollouts: z.array(EnqueueRolloutSche
 export const StartRolloutSchema = EnqueueRolloutSchema.extend({ worker_id: z.string().nullable().optional() });
 
 export const DequeueSchema = z
-  .object({ limit: z.number().int().optional(), worker_id: z.string().nullable().optional() })
+  .object({
+    limit: z.number().int().optional(),
+    worker_id: z.string().nullable().optional(),
+    // Ours (routing): only rollouts routed to this agent, and whose idempotency key starts with key_prefix.
+    agent: z.string().min(1).nullable().optional(),
+    key_prefix: z.string().min(1).nullable().optional(),
+  })
   .nullable()
   .optional();
 
@@ -164,4 +170,19 @@ export const QueryResourcesSchema = z.object({
   sort_order: paginationFields.sort_order,
   resources_id: optStr,
   resources_id_contains: optStr,
+});
+
+const runRecordKind = z.enum(['step', 'metrics', 'checkpoint', 'trace', 'configured', 'file']);
+const step = z.number().int().min(0);
+/** Run records (store/run-records.ts): written in one transaction, each kept once per (kind, step, key). */
+export const PutRunRecordsSchema = z.object({
+  records: z.array(z.object({ kind: runRecordKind, step, key: z.string().max(2000).optional(), body: z.string() })).max(10_000),
+});
+export const QueryRunRecordsSchema = z.object({
+  kind: runRecordKind.optional(),
+  kinds: z.array(runRecordKind).min(1).max(10).optional(),
+  after_seq: z.number().int().optional(),
+  step: step.optional(),
+  key: z.string().optional(),
+  limit: z.number().int().min(1).optional(),
 });

@@ -11,6 +11,8 @@ const BYTES_PER_TOKEN = 4;
 
 export function estimateDatumBytes(d: Datum): number {
   let n = d.modelInput.length * BYTES_PER_TOKEN;
+  // An image goes as its bytes (base64 is 4 characters for 3 bytes).
+  for (const c of d.chunks ?? []) if (c.type === 'image') n += Math.ceil((c.data.length * 3) / 4);
   for (const [key, values] of Object.entries(d.lossFnInputs)) n += values.length * (INT_KEYS.has(key) ? 8 : 4);
   return n;
 }

@@ -11,10 +11,13 @@ export type {
   AdamParams,
   Datum,
   ForwardBackwardResult,
+  ImageChunk,
+  ModelInputChunk,
+  PromptInput,
   LossFn,
   SampleResult,
   SampledSequence,
   SamplingParams,
   StopReason,
 } from './wire/types';
-export { DEFAULT_ADAM } from './wire/types';
+export { DEFAULT_ADAM, IMAGE_PLACEHOLDER_TOKEN } from './wire/types';

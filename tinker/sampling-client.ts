@@ -9,7 +9,13 @@ import { retrieveFuture } from './futures';
 import { pathSegment, sleep, type TinkerHttp } from './http';
 import { transportDelayMs } from './retry-rules';
 import type { Session } from './session';
-import { modelInputToJson, sampleResultFromJson, sampleResultFromProto } from './wire/codec';
+import { chunkLength, modelInputToJson, sampleResultFromJson, sampleResultFromProto } from './wire/codec';
+import type { ModelInputChunk, PromptInput } from './wire/types';
+
+/** Positions of a prompt (an image counts its expected tokens). */
+function promptLength(p: PromptInput): number {
+  return p.length === 0 || typeof p[0] === 'number' ? p.length : (p as ModelInputChunk[]).reduce((n, c) => n + chunkLength(c), 0);
+}
 import type { SampleResult, SamplingParams, WireSampleResponse, WireSamplingParams } from './wire/types';
 
 export interface SampleOptions extends CallOptions {
@@ -71,11 +77,11 @@ export class SamplingClient {
     return this.seq!++;
   }
 
-  async sample(prompt: number[], numSamples: number, params: SamplingParams, options: SampleOptions = {}): Promise<SampleResult> {
+  async sample(prompt: PromptInput, numSamples: number, params: SamplingParams, options: SampleOptions = {}): Promise<SampleResult> {
     return this.sampleAs('SamplingClient.sample', prompt, numSamples, params, options);
   }
 
-  private async sampleAs(method: string, prompt: number[], numSamples: number, params: SamplingParams, options: SampleOptions): Promise<SampleResult> {
+  private async sampleAs(method: string, prompt: PromptInput, numSamples: number, params: SamplingParams, options: SampleOptions): Promise<SampleResult> {
     const deadline = Date.now() + (options.timeoutMs ?? this.opts.futureTimeoutMs);
     const session = await this.getSession();
     for (let attempt = 0; ; attempt++) {
@@ -94,7 +100,7 @@ export class SamplingClient {
   private async sampleOnce(
     session: Session,
     method: string,
-    prompt: number[],
+    prompt: PromptInput,
     numSamples: number,
     params: SamplingParams,
     options: SampleOptions,
@@ -132,7 +138,7 @@ export class SamplingClient {
         const status = err instanceof TinkerApiError ? err.status : 0;
         if (!(status === 429 || (status === 402 && this.http.billing.shouldPause(err instanceof Error ? err.message : '')))) throw err;
         // Back-pressure: the same request again after a pause sized by the prompt (10 bytes a token estimated).
-        const wait = status === 402 ? this.http.billingPauseMs : prompt.length * 10 <= 128 * 1024 ? 1000 : 5000;
+        const wait = status === 402 ? this.http.billingPauseMs : promptLength(prompt) * 10 <= 128 * 1024 ? 1000 : 5000;
         if (Date.now() + wait > deadline) throw err;
         await sleep(wait, options.signal);
       }

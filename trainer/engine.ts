@@ -111,7 +111,3 @@ export interface Engine {
 export class UserError extends Error {
   override readonly name = 'UserError';
 }
-
-/** createEngine of ./model, loaded on first call so importing this file (e.g. for UserError) stays cheap and acyclic. */
-export const createEngine: typeof import('./model').createEngine = (opts) =>
-  (require('./model') as typeof import('./model')).createEngine(opts);

@@ -1,11 +1,12 @@
 // `npm run trainer`: the local Tinker-compatible trainer on 127.0.0.1:8110 (flags --host --port --data,
-// env TRAINER_HOST/_PORT/_DATA; AGL_TRAINER_TOKEN to require a token). Base models are built on first
+// env TRAINER_HOST/_PORT/_DATA; AGL_TRAINER_TOKEN to require a token; bound beyond loopback it is required unless
+// --trusted-network or AGL_TRUSTED_NETWORK=1). Base models are built on first
 // use and cached under <data>/base-models; checkpoints live under <data>/runs. `--engine bigram` swaps in
 // the bigram stand-in (trainer/server/bigram-engine.ts) for fast protocol-only tests. Test modes of hosted
 // Tinker's handshake: AGL_TRAINER_JWT_LIFETIME_SECONDS=N turns on JWT mode (client/config says
 // pjwt_auth_enabled; POST /auth/token hands out JWTs living N s, required on every other request), and
 // AGL_TRAINER_CLIENT_FLAGS='{"proto_compress_fwdbwd":true,...}' adds flags to the client/config answer.
-import { warnIfOpen } from '../common/access';
+import { requireTokenOrTrusted } from '../common/access';
 import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import type { Engine } from './engine';
 import { createBigramEngine } from './server/bigram-engine';
@@ -47,6 +48,8 @@ runMain(async () => {
     defaultDataDir: '.data/trainer',
     extra: { engine: 'AGL_TRAINER_ENGINE' },
   });
+  // Before anything is opened: an open service on the network is refused unless the network is trusted.
+  requireTokenOrTrusted('trainer', args.host, process.env.AGL_TRAINER_TOKEN || undefined, 'AGL_TRAINER_TOKEN', args.trustedNetwork);
   const engine = engineFor(args.values.engine ?? 'local', args.dataDir);
   const server = await startTrainerServer({
     engine,
@@ -57,7 +60,6 @@ runMain(async () => {
     ...envSettings(process.env),
     log: (line) => process.stderr.write(`[trainer] ${line}\n`),
   });
-  warnIfOpen('trainer', args.host, process.env.AGL_TRAINER_TOKEN || undefined, 'AGL_TRAINER_TOKEN');
   announceListening('trainer', args.host, server.port);
   exitOnSignal(() => server.close());
 });

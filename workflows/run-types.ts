@@ -69,6 +69,8 @@ export interface CollectedGroup {
   rolloutIds: string[];
   /** Final status of each rollout (the store's RolloutStatus). */
   statuses: string[];
+  /** Async runs: the policy step the group was started under (checked against the spans by trainStep). */
+  policyStep?: number;
 }
 
 export interface TrainStepResult {

@@ -3,10 +3,11 @@
 // save the final checkpoint. Durable state is the PolicyState (trainer paths), the batch or step index and, for
 // async runs, the scheduler's state; a worker crash costs an activity retry. Both loops continue as new when
 // Temporal suggests it, carrying that state under the same workflow id.
-import { allHandlersFinished, CancellationScope, condition, log, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, log, patched, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
 import type { RunConfigInput } from '../config/run-config';
 import { activityStubs } from './activity-stubs';
 import { asyncLoop } from './async-loop';
+import { asyncLoopLegacy } from './async-loop-legacy';
 import type { SchedulerCounts } from './async-scheduler';
 import { checkpointName, RunControl } from './run-control';
 import type { RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
@@ -38,6 +39,9 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
   };
 }
 
+/** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
+export const ASYNC_PACED = 'async-paced-publish-first';
+
 type Ended = { stoppedEarly: boolean; counts?: SchedulerCounts };
 
 async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promise<Ended> {
@@ -67,7 +71,9 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
-  const ended: Ended = isAsync ? await asyncLoop(run, ctx, totalGroups, carried?.async) : await syncLoop(run, ctx);
+  // Runs started before pacing and the publish-first fix keep the loop they started with (saved histories replay).
+  const loop = isAsync ? (patched(ASYNC_PACED) ? asyncLoop : asyncLoopLegacy) : null;
+  const ended: Ended = loop ? await loop(run, ctx, totalGroups, carried?.async) : await syncLoop(run, ctx);
   const { stoppedEarly } = ended;
 
   if (isAsync || startBatch < run.numBatches) {

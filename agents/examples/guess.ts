@@ -4,28 +4,9 @@
 import OpenAI from 'openai';
 import type { AgentFunction } from '../runner';
 
-export interface GuessTask {
-  secret: number;
-  maxTurns?: number;
-}
+import { feedback, GUESS_INTRO, guessReward, parseGuess, type GuessTask } from './guess-task';
 
-export const GUESS_INTRO = "I'm thinking of a number from 1 to 10. Guess it.";
-
-/** The first integer in the answer, if any. */
-export function parseGuess(answer: string): number | null {
-  const m = answer.match(/-?\d+/);
-  return m ? Number(m[0]) : null;
-}
-
-export function feedback(secret: number, guess: number | null): 'Correct!' | 'Higher.' | 'Lower.' | 'Say a number.' {
-  if (guess === null) return 'Say a number.';
-  return guess === secret ? 'Correct!' : guess < secret ? 'Higher.' : 'Lower.';
-}
-
-/** 1 for a first-turn hit, decreasing by turn; 0 when never found. */
-export function guessReward(turnFound: number | null, maxTurns: number): number {
-  return turnFound === null ? 0 : 1 - (turnFound - 1) / (2 * maxTurns);
-}
+export { feedback, GUESS_INTRO, guessReward, parseGuess, type GuessTask };
 
 export const guessAgent: AgentFunction<GuessTask> = async (task, ctx) => {
   if (!ctx.llm) throw new Error('the rollout carries no LLM resource');

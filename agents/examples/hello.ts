@@ -3,17 +3,9 @@
 import OpenAI from 'openai';
 import type { AgentFunction } from '../runner';
 
-export function helloPrompt(task: string): string {
-  return `Let's play a game. Say you are ${task}.`;
-}
+import { helloPrompt, helloReward } from './hello-task';
 
-/** The seed's reward, on the lower-cased answer. */
-export function helloReward(task: string, answer: string): number {
-  const text = answer.toLowerCase();
-  if (text.includes(`i am ${task}`) || text.includes(`i'm ${task}`)) return 1;
-  if (text.includes(`not ${task}`)) return -1;
-  return 0;
-}
+export { helloPrompt, helloReward };
 
 /** Asks the policy the hello question once, as any OpenAI-client agent would, and scores the answer. */
 function helloAgentWith(reward: (task: string, answer: string) => number): AgentFunction<string> {

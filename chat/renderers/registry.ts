@@ -7,6 +7,9 @@ import type { RendererOptions, RendererTable } from './registry-types';
 import { roleColonRenderers } from './role-colon';
 
 // ---- w20-families (gpt_oss, deepseekv3, deepseekv4_1): imports below ----
+import { deepseekV3Renderers } from './deepseek-v3';
+import { deepseekV4_1Renderers } from './deepseek-v4-1';
+import { gptOssRenderers } from './gpt-oss';
 
 
 // ---- w20-families2 (glm5_3, kimi_k2*, nemotron3*): imports below ----
@@ -18,6 +21,9 @@ import { nemotron3Renderers } from './nemotron3';
 
 
 // ---- w20-vision (qwen3_vl*, qwen3_5*, qwen3_8*): imports below ----
+import { qwen3_5Renderers } from './qwen3-5';
+import { qwen3_8Renderers } from './qwen3-8';
+import { qwen3VlRenderers } from './qwen3-vl';
 
 
 const TABLES: readonly RendererTable[] = [
@@ -25,6 +31,9 @@ const TABLES: readonly RendererTable[] = [
   llama3Renderers,
   qwen3Renderers,
   // ---- w20-families: entries below ----
+  gptOssRenderers,
+  deepseekV3Renderers,
+  deepseekV4_1Renderers,
 
 
   // ---- w20-families2: entries below ----
@@ -36,6 +45,9 @@ const TABLES: readonly RendererTable[] = [
 
 
   // ---- w20-vision: entries below ----
+  qwen3VlRenderers,
+  qwen3_5Renderers,
+  qwen3_8Renderers,
 
 
 ];

@@ -1,13 +1,27 @@
 // Anthropic Messages content as chat messages and chat tool definitions (pure): `system`, text blocks, assistant
-// `tool_use` blocks (tool calls) and user `tool_result` blocks (tool messages). Blocks no renderer can show
-// (images, documents, thinking, server tools) and a final assistant message to continue (prefill, which
-// renderers cannot express) are refused with a 400.
-import type { Message, ToolCall, ToolSpec } from '../../chat';
+// `tool_use` blocks (tool calls), user `tool_result` blocks (tool messages) and `image` blocks (image parts, for
+// the models that see; in a tool result too). Blocks no renderer can show (documents, thinking, server tools) and a
+// final assistant message to continue (prefill, which renderers cannot express) are refused with a 400.
+import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
 import { badRequest } from '../errors';
+import { anthropicImagePart, contentOf } from './image-parts';
 import { isObj, unenforceableToolChoice, type Obj } from './fields';
 
 function unsupported(where: string, what: string): never {
-  throw badRequest(`${where}: ${what} cannot be rendered for the model (served: text, tool_use, tool_result)`, where, 'unsupported_content');
+  throw badRequest(`${where}: ${what} cannot be rendered for the model (served: text, image, tool_use, tool_result)`, where, 'unsupported_content');
+}
+
+/** Text and image blocks (a tool result's content) as message content. */
+function partsOf(content: unknown, where: string): string | ContentPart[] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw badRequest(`${where} must be a string or an array of text and image blocks`, where, 'invalid_type');
+  return contentOf(
+    content.map((b, j): ContentPart => {
+      if (isObj(b) && b.type === 'text' && typeof b.text === 'string') return { type: 'text', text: b.text };
+      if (isObj(b) && b.type === 'image') return anthropicImagePart(b, `${where}[${j}]`);
+      return unsupported(`${where}[${j}]`, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)}`);
+    }),
+  );
 }
 
 function textOf(content: unknown, where: string): string {
@@ -31,20 +45,26 @@ function userTurn(content: unknown, where: string): Message[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   if (!Array.isArray(content)) throw badRequest(`${where} must be a string or an array of content blocks`, where, 'invalid_type');
   const out: Message[] = [];
-  let text: Message | null = null;
+  // Text and image blocks in a row make one user message; a tool_result is a tool message of its own.
+  let parts: ContentPart[] | null = null;
+  const flush = () => {
+    if (parts) out.push({ role: 'user', content: contentOf(parts) });
+    parts = null;
+  };
   content.forEach((b, j) => {
     const at = `${where}[${j}]`;
-    if (isObj(b) && b.type === 'text' && typeof b.text === 'string') {
-      if (!text) out.push((text = { role: 'user', content: '' }));
-      text.content += b.text;
-    } else if (isObj(b) && b.type === 'tool_result') {
+    if (isObj(b) && b.type === 'text' && typeof b.text === 'string') (parts ??= []).push({ type: 'text', text: b.text });
+    else if (isObj(b) && b.type === 'image') (parts ??= []).push(anthropicImagePart(b, at));
+    else if (isObj(b) && b.type === 'tool_result') {
       if (typeof b.tool_use_id !== 'string') throw badRequest(`${at}.tool_use_id must be a string`, at, 'invalid_type');
-      const result = b.content === undefined || b.content === null ? '' : textOf(b.content, `${at}.content`);
+      flush();
+      const result = b.content === undefined || b.content === null ? '' : partsOf(b.content, `${at}.content`);
       // The error flag has no place in a chat template: it is shown to the model in the result's text.
-      out.push({ role: 'tool', content: b.is_error === true ? `Error: ${result}` : result, tool_call_id: b.tool_use_id });
-      text = null;
+      const shown = b.is_error === true ? (typeof result === 'string' ? `Error: ${result}` : [{ type: 'text' as const, text: 'Error: ' }, ...result]) : result;
+      out.push({ role: 'tool', content: typeof shown === 'string' ? shown : contentOf(shown), tool_call_id: b.tool_use_id });
     } else unsupported(at, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)} in a user message`);
   });
+  flush();
   return out;
 }
 

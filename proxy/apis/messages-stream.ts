@@ -16,6 +16,10 @@ export function messageEvents(message: Obj): string[] {
     if (block.type === 'text') {
       emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
       for (const text of pieces(block.text as string)) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
+    } else if (block.type === 'thinking') {
+      emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const thinking of pieces(block.thinking as string)) emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+      emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: '' } });
     } else {
       emit('content_block_start', { index, content_block: { ...block, input: {} } });
       emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });

@@ -38,7 +38,10 @@ export function messageBody(a: InternalAnswer): Obj {
   const c = a.choices[0]!;
   const calls = c.message.tool_calls ?? [];
   const text = calls.length ? withoutToolCallBlocks(c.message.content) : c.message.content;
-  const content: Obj[] = text !== '' || calls.length === 0 ? [{ type: 'text', text }] : [];
+  const content: Obj[] = [];
+  // The family's reasoning as a thinking block (no signature: nothing here can verify one).
+  if (c.message.reasoning_content) content.push({ type: 'thinking', thinking: c.message.reasoning_content, signature: '' });
+  if (text !== '' || calls.length === 0) content.push({ type: 'text', text });
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) });
   return {
     id: a.id,

@@ -1,23 +1,26 @@
 // The Responses API's input, instructions and tools as chat messages and chat tool definitions (pure). Input
 // items: messages (text parts), function calls (joined to the assistant turn they follow) and their outputs.
-// Items no renderer can show (images, files, reasoning, references, hosted tools) are refused with a 400.
-import type { Message, ToolCall, ToolSpec } from '../../chat';
+// Image parts (input_image) become image parts for the models that see. Items no renderer can show (files,
+// references, hosted tools) are refused with a 400.
+import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
 import { badRequest } from '../errors';
+import { contentOf, responsesImagePart } from './image-parts';
 import { argumentsJson, isObj, unenforceableToolChoice, type Obj } from './fields';
 
 const TEXT_PARTS = new Set(['input_text', 'output_text', 'text']);
 
-function partsText(content: unknown, where: string): string {
+function partsContent(content: unknown, where: string): string | ContentPart[] {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw badRequest(`${where} must be a string or an array of content parts`, where, 'invalid_type');
-  return content
-    .map((part, j) => {
-      if (isObj(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === 'string') return part.text;
-      if (isObj(part) && part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
+  return contentOf(
+    content.map((part, j): ContentPart => {
+      if (isObj(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === 'string') return { type: 'text', text: part.text };
+      if (isObj(part) && part.type === 'refusal' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal };
+      if (isObj(part) && part.type === 'input_image') return responsesImagePart(part, `${where}[${j}]`);
       const kind = isObj(part) ? JSON.stringify(part.type) : typeof part;
-      throw badRequest(`${where}[${j}]: only text parts (input_text, output_text) can be rendered for the model, got ${kind}`, where, 'unsupported_content');
-    })
-    .join('');
+      throw badRequest(`${where}[${j}]: only text parts (input_text, output_text) and input_image can be rendered for the model, got ${kind}`, where, 'unsupported_content');
+    }),
+  );
 }
 
 const ROLES: Record<string, string> = { user: 'user', assistant: 'assistant', system: 'system', developer: 'system' };
@@ -36,7 +39,7 @@ export function inputMessages(input: unknown): Message[] {
     if (type === 'message') {
       const role = ROLES[item.role as string];
       if (!role) throw badRequest(`${where}.role must be one of user, assistant, system, developer; got ${JSON.stringify(item.role)}`, `${where}.role`);
-      const m: Message = { role, content: partsText(item.content, `${where}.content`) };
+      const m: Message = { role, content: partsContent(item.content, `${where}.content`) };
       out.push(m);
       turn = role === 'assistant' ? m : null;
     } else if (type === 'function_call') {
@@ -48,7 +51,7 @@ export function inputMessages(input: unknown): Message[] {
       (turn.tool_calls ??= []).push(call);
     } else if (type === 'function_call_output') {
       if (typeof item.call_id !== 'string') throw badRequest(`${where}.call_id must be a string`, `${where}.call_id`, 'invalid_type');
-      out.push({ role: 'tool', content: partsText(item.output, `${where}.output`), tool_call_id: item.call_id });
+      out.push({ role: 'tool', content: partsContent(item.output, `${where}.output`), tool_call_id: item.call_id });
       turn = null;
     } else {
       throw badRequest(

@@ -21,6 +21,14 @@ export function responseEvents(response: Obj): string[] {
       for (const delta of pieces(text)) emit('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] });
       emit('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] });
       emit('response.content_part.done', { item_id, output_index, content_index: 0, part });
+    } else if (item.type === 'reasoning') {
+      const part = (item.content as Obj[])[0]!;
+      const text = part.text as string;
+      emit('response.output_item.added', { output_index, item: { ...item, content: [] } });
+      emit('response.content_part.added', { item_id, output_index, content_index: 0, part: { ...part, text: '' } });
+      for (const delta of pieces(text)) emit('response.reasoning_text.delta', { item_id, output_index, content_index: 0, delta });
+      emit('response.reasoning_text.done', { item_id, output_index, content_index: 0, text });
+      emit('response.content_part.done', { item_id, output_index, content_index: 0, part });
     } else {
       emit('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });
       emit('response.function_call_arguments.delta', { item_id, output_index, delta: item.arguments });

@@ -50,6 +50,10 @@ function outputItems(a: InternalAnswer): Obj[] {
   const c = a.choices[0]!;
   const hex = a.id.replace(/^resp_/, '');
   const items: Obj[] = [];
+  // The family's reasoning (gpt-oss analysis channel, DeepSeek/Qwen <think>) as a reasoning item before the answer.
+  if (c.message.reasoning_content) {
+    items.push({ type: 'reasoning', id: `rs_${hex}`, summary: [], content: [{ type: 'reasoning_text', text: c.message.reasoning_content }], encrypted_content: null });
+  }
   const text = visibleText(c);
   if (text !== '' || !c.message.tool_calls) {
     const status = c.finishReason === 'length' ? 'incomplete' : 'completed';
@@ -63,7 +67,12 @@ function outputItems(a: InternalAnswer): Obj[] {
 
 /** The assistant turn as a client sends it back (its text without the tool-call markup, and the calls). */
 function assistantTurn(c: AnswerChoice): Message {
-  const m: Message = { role: 'assistant', content: visibleText(c) };
+  // Reasoning stays in the stored turn as a thinking part: renderers that keep it in history (_preserve_thinking) show it.
+  const reasoning = c.message.reasoning_content;
+  const m: Message = {
+    role: 'assistant',
+    content: reasoning ? [{ type: 'thinking', thinking: reasoning }, { type: 'text', text: visibleText(c) }] : visibleText(c),
+  };
   if (c.message.tool_calls) m.tool_calls = c.message.tool_calls;
   return m;
 }

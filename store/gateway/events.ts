@@ -1,7 +1,8 @@
 // 1.0 events, kept in the store: each is a row of agl1_events under the store rollout and attempt its 1.0
 // rollout is. A `reward` event is also recorded as the reward annotation span of that attempt, so a training run
 // reads it from the spans exactly as it reads a v0.3 runner's `emit_reward`.
-import { rewardSpan } from '../../agents/reward';
+import { rewardSpan } from '../reward-span';
+import { rewardValueProblem } from '../../common/reward-rule';
 import { ValidationError } from '../errors';
 import { addSpans } from '../span-ops';
 import type { StoreDb } from '../store-db';
@@ -20,8 +21,9 @@ interface EventRow {
 
 function rewardValue(data: JsonObject): number {
   const v = data.value;
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  const msg = `a reward event needs a finite number as data.value, got ${JSON.stringify(v ?? null)}`;
+  const problem = rewardValueProblem(v);
+  if (problem === null) return v as number;
+  const msg = `a reward event's data.value: ${problem}`;
   throw new ValidationError(`Invalid request body: data.value: ${msg}`, [{ loc: ['body', 'data', 'value'], msg, type: 'finite_number' }]);
 }
 

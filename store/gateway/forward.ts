@@ -6,7 +6,7 @@
 //   train/eval temperature applies (the gateway drops the agent's), as the policy it published says;
 // - a rollout made through /api/rollouts: an endpoint registered with /api/models for the gateway's model (as
 //   upstream: its temperatures and fields forced), else the proxy of the resources it was enqueued under.
-import { pickLlm } from '../../agents/llm-endpoint';
+import { pickLlm } from '../llm-resource';
 import { StoreError } from '../errors';
 import { getResourcesById } from '../resource-ops';
 import type { StoreDb } from '../store-db';

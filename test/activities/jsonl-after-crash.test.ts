@@ -1,7 +1,7 @@
 // metrics.jsonl, checkpoints.jsonl and trace_events.jsonl stay valid JSONL for any reader (jq, Python's json)
 // after a crash mid-write and through a full disk: a torn line is cut off by the next write (the retry of the step
 // that tore it), and a write the disk cannot hold leaves nothing behind.
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -11,6 +11,17 @@ import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { appendJsonl, runPaths } from '../../activities/run-files';
 import type { PolicyState, RunSettings } from '../../workflows/run-types';
 import { mountSmallVolume } from '../helpers/small-volume';
+import { closeServices } from '../../activities/services';
+import { startTestStore, type TestStore } from '../store/helpers';
+
+let store: TestStore;
+before(async () => {
+  store = await startTestStore();
+});
+after(async () => {
+  await closeServices();
+  await store.close();
+});
 
 /** Every line parsed by jq and by Python's json module, as a user's script would read the file. */
 function readByOthers(file: string): unknown[] {
@@ -25,7 +36,7 @@ const policy = (step: number): PolicyState => ({ modelId: 'm', statePath: `tinke
 
 test('a torn last line (crash mid-write) is cut off by the retried write: jq and Python read every row', async () => {
   const logPath = mkdtempSync(path.join(process.env.AGL_TEST_SCRATCH ?? os.tmpdir(), 'agl-jsonl-'));
-  const settings = { logPath, runName: 'r' } as RunSettings;
+  const settings = { logPath, runName: 'r', storeAddress: store.server.url } as RunSettings;
   const paths = runPaths(logPath);
   await logMetrics(settings, 0, { 'env/all/reward/total': 0.25 }, [{ name: 'train', ph: 'X', ts: 1, dur: 2, pid: 1, tid: 1 }]);
   await saveCheckpoint(settings, '000001', 1, policy(1), false);

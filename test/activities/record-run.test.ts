@@ -1,6 +1,6 @@
-// logMetrics across a crash between its two writes: the retry completes the step's trace and writes the metrics
-// row, and nothing ends up twice.
-import { test } from 'node:test';
+// logMetrics after an older version died between its two writes (a trace line in the file that the store lacks):
+// the export completes the step's trace and writes the metrics row, and nothing ends up twice.
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -9,10 +9,21 @@ import { logMetrics } from '../../activities/record-run';
 import { appendJsonl, readJsonl, runPaths } from '../../activities/run-files';
 import type { RunSettings } from '../../workflows/run-types';
 import type { TraceEvent } from '../../activities/types';
+import { closeServices } from '../../activities/services';
+import { startTestStore, type TestStore } from '../store/helpers';
+
+let store: TestStore;
+before(async () => {
+  store = await startTestStore();
+});
+after(async () => {
+  await closeServices();
+  await store.close();
+});
 
 test('a retried logMetrics finishes a half-written trace and writes the row once', async () => {
   const logPath = mkdtempSync(path.join(os.tmpdir(), 'agl-record-'));
-  const settings = { logPath } as RunSettings;
+  const settings = { logPath, runName: 'half', storeAddress: store.server.url } as RunSettings;
   const paths = runPaths(logPath);
   const events: TraceEvent[] = [
     { name: 'collect', ph: 'X', ts: 1.5, dur: 2, pid: 1, tid: 1 },

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createActivities } from '../../activities';
 import { validateRunConfig } from '../../config/load';
 import { runNameOf } from '../../config/run-config';
-import { rewardSpan } from '../../agents/reward';
+import { rewardSpan } from '../../store/reward-span';
 import { buildSpan } from '../../proxy/span';
 import type { TrainerServer } from '../../trainer/server/server';
 import type { CollectedBatch, RunSettings } from '../../workflows/run-types';

@@ -51,6 +51,7 @@ function activities(storeUrl: string): TrainingActivities {
     async logMetrics() {},
     runEvaluation: unused,
     collectGroup: unused,
+    cancelGroups: unused,
   };
 }
 

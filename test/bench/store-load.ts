@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { waitForHttp } from '../../common/http';
 import { freePort } from '../../common/ports';
 import { startProcess, stopAllProcesses, type ManagedProcess } from '../../common/processes';
-import { rewardOf } from '../../agents/reward';
+import { rewardOf } from '../../store/reward-span';
 import { startRunners } from '../../agents/runner';
 import { StoreClient } from '../../store/client';
 import type { Rollout } from '../../store/types';

@@ -1,7 +1,7 @@
 // RL on the hello task directly on the Engine (no server): sample → reward → group-centred
 // advantages → importance_sampling datums → forwardBackward → optimStep, and print the reward curve.
 //   npx tsx test/bench/trainer-rl-hello.ts [batches=12] [lr=2e-3] [dataDir=.data]
-import { createEngine } from '../../trainer/engine';
+import { createEngine } from '../../trainer/model';
 import type { EngineDatum } from '../../trainer/engine';
 import { Rng } from '../../trainer/model/rng';
 

@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createEngine } from '../../trainer/engine';
+import { createEngine } from '../../trainer/model';
 import type { EngineDatum } from '../../trainer/engine';
 
 const BASE = process.argv[2] ?? 'local/tiny-hello';

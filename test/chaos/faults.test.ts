@@ -122,7 +122,7 @@ async function runOnce(runName: string, faults: Fault[]): Promise<{ outcome: Run
   const { result, injected, seconds, cfg } = await runWithFaults(runName, faults, {});
   assert.equal(result.batchesCompleted, NUM_BATCHES, `${runName} completed every batch`);
   assert.equal(result.finalCheckpoint, 'final');
-  const outcome = outcomeOf(path.join(dataDir, 'trainer'), cfg.logPath, NUM_BATCHES);
+  const outcome = await outcomeOf(path.join(dataDir, 'trainer'), stack!.storeUrl, runName, cfg.logPath, NUM_BATCHES);
   return { outcome, injected, seconds };
 }
 
@@ -235,7 +235,7 @@ test('async runs under faults: every step once, no group trained twice or lost, 
     const r = await runWithFaults(name, plan, { async: ASYNC });
     for (const f of r.injected) byKind.set(f.kind, byKind.get(f.kind)! + 1);
     assert.equal(r.result.finalCheckpoint, 'final', `${name} finished by itself`);
-    const o = asyncOutcomeOf(path.join(dataDir, 'trainer'), r.cfg.logPath, totalGroups, ASYNC.maxStepsOffPolicy, r.result);
+    const o = await asyncOutcomeOf(path.join(dataDir, 'trainer'), stack!.storeUrl, name, r.cfg.logPath, totalGroups, ASYNC.maxStepsOffPolicy, r.result);
     log(`${name}: ${r.seconds.toFixed(1)} s, ${r.injected.length}/${plan.length} faults injected, ${o.steps} steps, staleness max ${o.stalenessMax}, ` +
       `groups resampled ${o.resampled}, counts ${JSON.stringify(r.result.asyncCounts)}: ${o.violations.length === 0 ? 'ALL INVARIANTS HOLD' : o.violations.join('; ')}`);
     violations.push(...o.violations.map((v) => `${name}: ${v}`));
@@ -252,11 +252,11 @@ test('two runs at once on one stack each end with the weights they get alone', {
   // policy would change its tokens; run alone first for its reference.
   const other = { learningRate: 1e-2 };
   const alone = await runWithFaults('alone-b', [], other);
-  const aloneB = outcomeOf(path.join(dataDir, 'trainer'), alone.cfg.logPath, NUM_BATCHES);
+  const aloneB = await outcomeOf(path.join(dataDir, 'trainer'), stack!.storeUrl, 'alone-b', alone.cfg.logPath, NUM_BATCHES);
   assert.notEqual(aloneB.finalWeightsSha256, cleanOutcome!.finalWeightsSha256, 'the two configs train different weights');
   // Both at once: they share the store, proxy, trainer, runners and worker.
   const [a, b] = await Promise.all([runOnce('shared-a', []), runWithFaults('shared-b', [], other)]);
-  const sharedB = outcomeOf(path.join(dataDir, 'trainer'), b.cfg.logPath, NUM_BATCHES);
+  const sharedB = await outcomeOf(path.join(dataDir, 'trainer'), stack!.storeUrl, 'shared-b', b.cfg.logPath, NUM_BATCHES);
   log(`shared-a: ${a.seconds.toFixed(1)} s, shared-b: ${b.seconds.toFixed(1)} s`);
   assert.deepEqual(a.outcome.stepWeights, cleanOutcome!.stepWeights, 'shared-a: weights after each step as alone');
   assert.deepEqual(a.outcome.metrics, cleanOutcome!.metrics, 'shared-a: metrics rows (minus time/*) as alone');

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     const seconds = (Date.now() - t0) / 1000;
     log(`${name}: ${result.batchesCompleted}/${result.numBatches} batches, final checkpoint ${result.finalCheckpoint}, ${seconds.toFixed(1)} s` +
       (fill ? `; disk filled for ${fillSeconds} s: ${filled ? 'yes' : 'no (the run ended first)'}; store health seen: ${[...new Set(health)].join(', ')}` : ''));
-    return outcomeOf(path.join(dataDir, 'trainer'), path.join(dataDir, 'runs', name), result.numBatches);
+    return outcomeOf(path.join(dataDir, 'trainer'), stack.storeUrl, name, path.join(dataDir, 'runs', name), result.numBatches);
   };
   try {
     const alone = await run('without-fill', false);

@@ -2,6 +2,7 @@
 // activities and runners and for a runner reporting a reward of 1e308; kill -9 of supervised services, a Temporal
 // restart, freezes and a full disk at seeded moments of the run, stalls.ts), and what a run leaves that must be
 // bit-identical (final weights, metrics rows, checkpoint rows, Adam steps).
+import { stepRecordsOf } from '../helpers/run-records';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -232,7 +233,7 @@ export function weightsOf(trainerDataDir: string, tinkerPath: string): { sha256:
   return { sha256, adamStep: meta.adamStep };
 }
 
-export function outcomeOf(trainerDataDir: string, logPath: string, numBatches: number): RunOutcome {
+export async function outcomeOf(trainerDataDir: string, storeUrl: string, runName: string, logPath: string, numBatches: number): Promise<RunOutcome> {
   const paths = runPaths(logPath);
   const metrics = readJsonl(paths.metrics).map((row) => Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('time/'))));
   const checkpoints = readJsonl(paths.checkpoints).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normalizePath(v)])));
@@ -240,8 +241,11 @@ export function outcomeOf(trainerDataDir: string, logPath: string, numBatches: n
   if (!rawFinal) throw new Error(`${paths.checkpoints} has no final row`);
   const final = weightsOf(trainerDataDir, String(rawFinal.state_path));
   const stepWeights: string[] = [];
+  // The step records, from the store where they live; the last one committed for each step.
+  const byStep = new Map((await stepRecordsOf(storeUrl, runName)).map((r) => [r.result.state.step, r]));
   for (let step = 1; step <= numBatches; step++) {
-    const rec = JSON.parse(readFileSync(path.join(paths.steps, `${String(step).padStart(6, '0')}.json`), 'utf8')) as { result: { state: { statePath: string } } };
+    const rec = byStep.get(step);
+    if (!rec) throw new Error(`run ${runName}: no step record for step ${step} in the store`);
     stepWeights.push(weightsOf(trainerDataDir, rec.result.state.statePath).sha256);
   }
   return { finalWeightsSha256: final.sha256, finalAdamStep: final.adamStep, stepWeights, metrics, checkpoints };

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { localTrainerNotes } from '../../cli/config-check';
 import { ConfigError } from '../../config/errors';
 import { loadRunConfigFile, validateRunConfig } from '../../config/load';
 
@@ -95,6 +96,13 @@ test('`npm run client -- validate` prints the three problems and exits 2', () =>
   for (const field of ['learningRate', 'datasetBuilder.groupSize', 'lerningRate']) assert.match(res.stderr, new RegExp(`- ${field.replace('.', '\\.')}:`));
 });
 
+test('validate says that the local trainer trains all weights whatever loraRank says, and only for its models', () => {
+  assert.deepEqual(localTrainerNotes({ modelName: 'local/tiny', loraRank: 32 }), [
+    'loraRank 32: the local trainer trains all weights of local/tiny; loraRank is recorded, not applied',
+  ]);
+  assert.deepEqual(localTrainerNotes({ modelName: 'Qwen/Qwen3-8B', loraRank: 32 }), []);
+});
+
 /** The problems validateRunConfig reports for `over` (on top of the minimal config), one line each. */
 function problemsOf(over: Record<string, unknown>): string[] {
   try {
@@ -119,11 +127,19 @@ test('lossFn defaults to importance_sampling, and to ppo (a clipped loss) when a
   assert.equal(validateRunConfig({ ...minimal, async: asyncOn }).lossFn, 'ppo');
   assert.equal(validateRunConfig({ ...minimal, async: asyncOn, lossFn: 'importance_sampling' }).lossFn, 'importance_sampling');
   assert.equal(validateRunConfig({ ...minimal, async: asyncOn, lossFn: 'cispo' }).lossFn, 'cispo');
+  // cispo's default clip is the cookbook's one-sided one (PR #763), sent as loss_fn_config; a given one is kept.
+  assert.deepEqual(validateRunConfig({ ...minimal, lossFn: 'cispo' }).lossFnConfig, { clip_low_threshold: 0, clip_high_threshold: 4 });
+  assert.deepEqual(validateRunConfig({ ...minimal, lossFn: 'cispo', lossFnConfig: { clip_high_threshold: 5 } }).lossFnConfig, { clip_high_threshold: 5 });
+  assert.equal(validateRunConfig({ ...minimal, lossFn: 'ppo' }).lossFnConfig, null);
 });
 
 test('async: null by default; the cookbook\'s AsyncConfig fields, checked', () => {
   assert.equal(validateRunConfig(minimal).async, null);
-  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 0, groupsPerBatch: 1 } }).async, { maxStepsOffPolicy: 0, groupsPerBatch: 1 });
+  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 0, groupsPerBatch: 1 } }).async, { maxStepsOffPolicy: 0, groupsPerBatch: 1, pipelineDepth: null, staleRule: 'pace' });
+  assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, pipelineDepth: 2 } }), [
+    'async.pipelineDepth: must not be above maxStepsOffPolicy (1): no group may be more steps behind than that',
+  ]);
+  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, staleRule: 'drop' } }).join('\n'), /^async\.staleRule: .*"pace"\|"resample"/m);
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: -1, groupsPerBatch: 0 } }), [
     'async.maxStepsOffPolicy: Too small: expected number to be >=0',
     'async.groupsPerBatch: Too small: expected number to be >=1',

@@ -6,8 +6,8 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getTokenizer } from '../../chat';
-import { llmProxyTraceToTriplet, tracerTraceToTriplet, DEFAULT_LLM_CALL_MATCH } from '../../store/adapters';
-import type { StoreSpan } from '../../store/adapters';
+import { llmProxyTraceToTriplet, tracerTraceToTriplet, DEFAULT_LLM_CALL_MATCH } from '../../rl/adapters';
+import type { StoreSpan } from '../../rl/adapters';
 import { StoreClient } from '../../store/client';
 import { policy, startHarness, type Harness } from '../proxy/helpers';
 import { agentApisVenv, NODE_CLIENTS, PY_CLIENTS, PythonAgents, runNodeAgent, type ClientName, type ClientRun } from './agent-apis';

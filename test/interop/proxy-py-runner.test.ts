@@ -4,7 +4,7 @@
 // the local trainer (bigram engine); the store is ours.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../store/adapters';
+import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../rl/adapters';
 import { aglVenv, runPython } from './store-python';
 import { startStack } from './proxy-harness';
 import type { Stack } from './proxy-harness';

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { waitForHttp } from '../../common/http';
 import { freePort } from '../../common/ports';
 import { startProcess, type ManagedProcess } from '../../common/processes';
-import { rewardOf } from '../../agents/reward';
+import { rewardOf } from '../../store/reward-span';
 import { startRunners } from '../../agents/runner';
 import { StoreClient } from '../../store/client';
 import { aglVenv, pythonEnv } from './store-python';

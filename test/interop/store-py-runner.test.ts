@@ -3,7 +3,7 @@
 // fails its attempt; the runner's worker heartbeats arrive.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { rewardOf } from '../../agents/reward';
+import { rewardOf } from '../../store/reward-span';
 import { startTestStore, type TestStore } from '../store/helpers';
 import { aglVenv, runPython } from './store-python';
 

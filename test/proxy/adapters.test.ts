@@ -4,7 +4,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../store/adapters';
+import { llmProxyTraceToTriplet, tracerTraceToTriplet } from '../../rl/adapters';
 import { StoreClient } from '../../store/client';
 import { post, startHarness } from './helpers';
 import type { Harness } from './helpers';

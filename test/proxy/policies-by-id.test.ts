@@ -45,6 +45,11 @@ test('two rollouts under two policies each get answers from their own, turn afte
       for (const s of spans) {
         assert.equal(s.attributes['agl.policy.switch_id'], `alpha/${step}/train/${step}`);
         assert.equal(s.attributes['agl.policy.sampler_path'], samplerPathOf('alpha', step));
+        // The step that served the call, and the proxy's current one when it ended (policy 2 by then): the train
+        // step reads each group's staleness from the first.
+        assert.equal(s.attributes['agl.policy.step'], step);
+        assert.equal(s.attributes['agl.policy.step_at_end'], 2);
+        assert.equal(s.attributes['agl.policy.switch_id_at_end'], 'alpha/2/train/2');
       }
     }
     const plain = await post(`${h.proxy.url}/v1/chat/completions`, MSG());
@@ -85,7 +90,7 @@ test('an async publish (drain: false) neither blocks nor cuts a call in flight; 
     assert.equal(factory.created.length, 3, 'base model, step 1, step 2: nothing opened twice');
 
     // The admin body: drain false answers at once, is validated, and is not part of the switch's identity.
-    const body = { switchId: 'beta/2/train/2', modelName: 'local/tiny-hello', samplerPath: samplerPathOf('beta', 2), baseModel: 'local/tiny-hello', renderer: 'role_colon', retryAttempts: 0, sampling: { temperature: 1, topK: -1, topP: 1, maxTokens: 64 } };
+    const body = { switchId: 'beta/2/train/2', modelName: 'local/tiny-hello', samplerPath: samplerPathOf('beta', 2), baseModel: 'local/tiny-hello', renderer: 'role_colon', retryAttempts: 0, policyStep: 2, sampling: { temperature: 1, topK: -1, topP: 1, maxTokens: 64 } };
     const again = await post(`${h.proxy.url}/admin/policy`, { ...body, drain: true });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.json.switched, false);

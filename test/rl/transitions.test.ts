@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { reconstructTransitions } from '../../rl/transitions';
-import type { Triplet } from '../../store/adapters/types';
+import type { Triplet } from '../../rl/adapters/types';
 
 const lp = (...xs: number[]) => xs.map((logprob) => ({ token: 'x', bytes: null, logprob, top_logprobs: [] }));
 

@@ -1,7 +1,8 @@
 // Access control of the real service processes: they bind 127.0.0.1 unless told otherwise; with a token in
 // their environment the store, the proxy's admin endpoint and the local trainer answer 401 without it and 200
 // with it; our clients send it (StoreClient, the proxy's span sink, the Tinker client); the proxy refuses to
-// start on a non-loopback address without an admin token (exit 2, a clear message).
+// start on a non-loopback address without an admin token (exit 2, a clear message), and so do the store and the
+// trainer without theirs, unless told the network is trusted (--trusted-network, AGL_TRUSTED_NETWORK=1).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -26,7 +27,7 @@ let proxyUrl = '';
 
 function clean(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const e = { ...process.env };
-  for (const k of ['AGL_STORE_TOKEN', 'AGL_PROXY_ADMIN_TOKEN', 'AGL_TRAINER_TOKEN', 'TINKER_API_KEY', 'STORE_HOST', 'PROXY_HOST', 'TRAINER_HOST']) delete e[k];
+  for (const k of ['AGL_STORE_TOKEN', 'AGL_PROXY_ADMIN_TOKEN', 'AGL_TRAINER_TOKEN', 'TINKER_API_KEY', 'STORE_HOST', 'PROXY_HOST', 'TRAINER_HOST', 'AGL_TRUSTED_NETWORK']) delete e[k];
   return { ...e, ...env };
 }
 
@@ -128,26 +129,33 @@ test('the proxy refuses to start on a non-loopback address without an admin toke
   });
   procs.push(p);
   assert.equal(await p.exited, 2);
-  assert.match(p.output(), /refusing to start on 0\.0\.0\.0 .*without AGL_PROXY_ADMIN_TOKEN/);
+  assert.match(p.output(), /refusing to listen on 0\.0\.0\.0 .*without AGL_PROXY_ADMIN_TOKEN/);
   // With a token it starts on the same address.
   const url = await service('proxy-open-token', 'proxy/main.ts', ['--host', '0.0.0.0', '--port', String(port), '--data', path.join(dataDir, 'proxy-open')], { AGL_PROXY_ADMIN_TOKEN: ADMIN_TOKEN });
   assert.match(url, /0\.0\.0\.0/);
   assert.equal((await get(`http://127.0.0.1:${port}/admin/policy`)).status, 401);
 });
 
-test('the store and the trainer warn when listening on a non-loopback address without a token', async () => {
-  for (const [name, file, extra] of [['store', 'store/main.ts', []], ['trainer', 'trainer/main.ts', ['--engine', 'bigram']]] as const) {
-    const p = await startProcess({
-      name: `${name}-open`,
-      command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, file), '--host', '0.0.0.0', '--port', '0', '--data', path.join(dataDir, `${name}-open`), ...extra],
-      cwd: ROOT,
-      env: clean({}),
-      readyLine: LISTENING,
-      readyTimeoutMs: 60_000,
-    });
-    procs.push(p);
-    assert.match(p.output(), new RegExp(`${name}: WARNING: listening on 0\\.0\\.0\\.0 .*without AGL_${name.toUpperCase()}_TOKEN`));
-    await p.stop();
+test('bound beyond loopback without their token, store, trainer and proxy refuse to start naming the token and the trusted-network switch; told the network is trusted, they start with a warning', async () => {
+  const services = [
+    ['store', 'store/main.ts', [], 'AGL_STORE_TOKEN'],
+    ['trainer', 'trainer/main.ts', ['--engine', 'bigram'], 'AGL_TRAINER_TOKEN'],
+    ['proxy', 'proxy/main.ts', [], 'AGL_PROXY_ADMIN_TOKEN'],
+  ] as const;
+  for (const [name, file, extra, tokenEnv] of services) {
+    const args = ['--import', 'tsx', path.join(ROOT, file), '--host', '0.0.0.0', '--port', '0', '--data', path.join(dataDir, `${name}-open`), ...extra];
+    const refused = await startProcess({ name: `${name}-open`, command: process.execPath, args, cwd: ROOT, env: clean({}) });
+    procs.push(refused);
+    assert.equal(await refused.exited, 2, `${name}: ${refused.output()}`);
+    const lines = refused.output().trim().split('\n');
+    assert.equal(lines.length, 1, `${name}: one line:\n${refused.output()}`);
+    assert.match(lines[0]!, new RegExp(`^${name}: refusing to listen on 0\\.0\\.0\\.0 \\(not a loopback address\\) without ${tokenEnv}: .*--trusted-network or AGL_TRUSTED_NETWORK=1`));
+    // The flag and the variable each say the network is trusted.
+    for (const [how, argv, env] of [['flag', [...args, '--trusted-network'], {}], ['env', args, { AGL_TRUSTED_NETWORK: '1' }]] as const) {
+      const p = await startProcess({ name: `${name}-trusted-${how}`, command: process.execPath, args: [...argv], cwd: ROOT, env: clean(env), readyLine: LISTENING, readyTimeoutMs: 60_000 });
+      procs.push(p);
+      assert.match(p.output(), new RegExp(`${name}: WARNING: listening on 0\\.0\\.0\\.0 .*without ${tokenEnv}, as AGL_TRUSTED_NETWORK/--trusted-network allows`));
+      await p.stop();
+    }
   }
 });

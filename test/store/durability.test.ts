@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import { StoreClient } from '../../store/client';
-import { rewardSpan } from '../../agents/reward';
+import { rewardSpan } from '../../store/reward-span';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'agl-store-kill9-'));

@@ -2,8 +2,8 @@
 // their attempt without stopping the runner, the LLM endpoint is scoped to rollout/attempt, workers heartbeat.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rewardOf } from '../../agents/reward';
-import { scopedProxyEndpoint } from '../../agents/llm-endpoint';
+import { rewardOf } from '../../store/reward-span';
+import { scopedProxyEndpoint } from '../../store/llm-resource';
 import { startRunners } from '../../agents/runner';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -52,7 +52,7 @@ describe('runner library', () => {
   });
 
   test('an agent result that is not a number fails the attempt with a log line saying what it returned', async () => {
-    const results: unknown[] = ['0.8', Number.NaN, { reward: 1 }];
+    const results: unknown[] = ['0.8', Number.NaN, { reward: 1 }, 1e13];
     const rollouts = [];
     for (let i = 0; i < results.length; i++) rollouts.push(await t.client.enqueueRollout(i, { mode: 'train' }));
     const lines: string[] = [];
@@ -65,6 +65,7 @@ describe('runner library', () => {
     assert.match(lines.join('\n'), new RegExp(`rollout ${rollouts[0]!.rollout_id} attempt \\S+ failed: the agent returned "0\\.8"; an agent returns its reward as a finite number`));
     assert.match(lines.join('\n'), /the agent returned NaN/);
     assert.match(lines.join('\n'), /the agent returned object/);
+    assert.match(lines.join('\n'), /the agent returned 10000000000000; an agent returns its reward as a finite number within ±1000000000000/);
   });
 
   test('missing resources fail the attempt instead of leaving it preparing', async () => {

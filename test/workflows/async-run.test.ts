@@ -40,7 +40,9 @@ const config = (over: Record<string, unknown> = {}) =>
     ...over,
   });
 
-const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({ calls: [], checkpoints: [], loggedSteps: [], steps: [], learningRates: [], groupDelayMs: delay });
+const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({
+  calls: [], checkpoints: [], loggedSteps: [], loggedMetrics: [], steps: [], learningRates: [], groupDelayMs: delay, cancelledGroups: [],
+});
 
 async function withWorker<T>(rec: Recorder, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `tq-${randomUUID()}`;
@@ -87,13 +89,31 @@ test('no step waits for the slowest group; staleness bounded; every group once; 
   checkTrainedOnce(rec, 1);
   assert.equal(result.batchesCompleted, rec.steps!.length);
   assert.ok(!rec.steps![0]!.groups.some((g) => g.key.startsWith('g1r')), 'step 0 did not wait for the slow group 1');
-  // Steps logged once each, in order, across continue-as-new; evals every 3 steps; checkpoints every 2.
-  assert.deepEqual(rec.loggedSteps, rec.steps!.map((_, i) => i));
-  assert.deepEqual(rec.calls.filter((c) => c.startsWith('eval:')), rec.steps!.map((_, i) => i).filter((i) => i % 3 === 0).map((i) => `eval:${i}`));
+  // Steps logged once each, in order, across continue-as-new; evals every 3 steps and of the final policy, logged
+  // as the row after the last step; checkpoints every 2.
+  const n = rec.steps!.length;
+  assert.deepEqual(rec.loggedSteps, [...rec.steps!.map((_, i) => i), n]);
+  assert.deepEqual(rec.calls.filter((c) => c.startsWith('eval:')), [...rec.steps!.map((_, i) => i).filter((i) => i % 3 === 0), n].map((i) => `eval:${i}`));
+  assert.equal(rec.loggedMetrics!.at(-1)!['test/env/all/reward/total'], n / 10, 'the final evaluation is logged');
+  assert.ok(rec.loggedMetrics!.slice(0, -1).every((m) => m['async/groups_mislabelled'] === 0), 'no group mislabelled');
   assert.ok(rec.checkpoints.some((c) => c.name === '000002'));
 });
 
-test('the in-flight cap: never more than groupsPerBatch x (maxStepsOffPolicy + 1) groups started and untrained', async () => {
+test('a group finishing while the new policy is published starts no group under a policy it will not sample from', async () => {
+  // Each train publish takes 1 s while groups take 100 ms: groups finish during every publish. Before the fix their
+  // freed slots started groups labelled with the new step that sampled from the old policy (served staleness K+1).
+  const rec = newRecorder(() => 100);
+  rec.publishDelayMs = (step, purpose) => (purpose === 'train' && step > 0 ? 1_000 : 0);
+  await withWorker(rec, (taskQueue) =>
+    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0 }) }] }),
+  );
+  const groups = rec.steps!.flatMap((s) => s.groups);
+  const mislabelled = groups.filter((g) => g.labelStep !== g.policyStep).map((g) => `${g.key} labelled ${g.labelStep}, served by ${g.policyStep}`);
+  assert.deepEqual(mislabelled, [], 'every group sampled from the policy it was labelled with');
+  checkTrainedOnce(rec, 1);
+});
+
+test('the in-flight cap: never more than groupsPerBatch x (pipelineDepth + 1) groups started and untrained, nor more rollouts than concurrency', async () => {
   let inFlight = 0;
   let maxInFlight = 0;
   const rec = newRecorder(() => 100);
@@ -116,10 +136,11 @@ test('the in-flight cap: never more than groupsPerBatch x (maxStepsOffPolicy + 1
     },
   });
   const res = await worker.runUntil(
-    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ async: { maxStepsOffPolicy: 2, groupsPerBatch: 2 } }) }] }),
+    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ async: { maxStepsOffPolicy: 2, groupsPerBatch: 2, pipelineDepth: 2 }, concurrency: 20 }) }] }),
   );
   assert.equal(res.finalCheckpoint, 'final');
-  assert.ok(maxInFlight <= 6, `at most 6 groups sampling at once (saw ${maxInFlight})`);
+  // 6 slots, but concurrency 20 with groups of 4 rollouts: 5 groups sampling at once at most.
+  assert.ok(maxInFlight <= 5, `at most 5 groups sampling at once (saw ${maxInFlight})`);
   assert.ok(maxInFlight > 2, `sampling ran ahead of training (saw ${maxInFlight} at once)`);
   checkTrainedOnce(rec, 2);
 });
@@ -147,8 +168,11 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
     await handle.signal(resumeSignal);
     // Groups 6.. never finish: the run waits for them until stopped.
     await until(async () => (await handle.query(progressQuery)).phase === 'waiting for groups' && rec.steps!.length >= 3, 'waiting on the slow groups');
+    const inFlight = (await handle.query(progressQuery)).async!.inFlight;
     const stopped = await handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
     const res = await handle.result();
+    // The groups still sampling are cancelled in the store too (the real activity: test/e2e).
+    assert.equal(rec.cancelledGroups!.flat().length, inFlight, `the ${inFlight} groups sampling are cancelled in the store`);
     assert.equal(res.stoppedEarly, true);
     assert.equal(stopped.finalCheckpoint, String(res.batchesCompleted).padStart(6, '0'));
     assert.ok(rec.checkpoints.some((c) => c.final && c.name === stopped.finalCheckpoint));

@@ -49,6 +49,16 @@ function simulate(cfg: AsyncSettings, totalGroups: number, r: () => number, fail
         outcomes.set(g.g, 'trained');
       }
       stepSizes.push(batch.length);
+      // While the step trains and its policy is published, groups finish and free slots are filled under the
+      // policy still served (the async loop frees the step's slots only once the new policy is published).
+      while (sched.state.inFlight.length > 0 && r() < 0.5) {
+        const f = sched.state.inFlight[Math.floor(r() * sched.state.inFlight.length)]!;
+        const failed = r() < failRate;
+        sched.finish(f, { taskIndex: f.g, rolloutIds: [`r-${f.g}-${f.r}`], statuses: [failed ? 'failed' : 'succeeded'] }, step);
+        if (failed) outcomes.set(f.g, 'failed');
+        sched.startGroups(step, res(step));
+        checkBound();
+      }
       step++;
       sched.trained(step);
     } else {
@@ -65,7 +75,7 @@ function simulate(cfg: AsyncSettings, totalGroups: number, r: () => number, fail
   }
   const c = sched.state.counts;
   for (let g = 0; g < totalGroups; g++) if (!outcomes.has(g)) outcomes.set(g, 'dropped');
-  assert.equal(c.trained + c.droppedStale + c.failed, totalGroups, 'every group is trained, dropped as stale or failed: none lost');
+  assert.equal(c.trained + c.droppedStale + c.failed + (c.constantReward ?? 0), totalGroups, 'every group is trained, dropped as stale or failed: none lost');
   assert.equal([...outcomes.values()].filter((o) => o === 'dropped').length, c.droppedStale);
   return { trainedOnce, outcomes, stepSizes, maxStaleness, events };
 }
@@ -89,9 +99,15 @@ test('random event orders: bound, staleness, at most once, none lost, the run en
       fc.integer(),
       fc.constantFrom(0, 0.05, 0.3),
       fc.boolean(),
-      (k, gpb, total, seed, failRate, roundTrip) => {
-        const sim = simulate({ maxStepsOffPolicy: k, groupsPerBatch: gpb }, total, rng(seed), failRate, roundTrip);
+      fc.constantFrom('pace' as const, 'resample' as const),
+      fc.integer({ min: 0, max: 4 }),
+      fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+      (k, gpb, total, seed, failRate, roundTrip, staleRule, depth, maxGroupsSampling) => {
+        const pipelineDepth = Math.min(depth, k);
+        const sim = simulate({ maxStepsOffPolicy: k, groupsPerBatch: gpb, staleRule, pipelineDepth, maxGroupsSampling }, total, rng(seed), failRate, roundTrip);
         for (const [g, n] of sim.trainedOnce) assert.equal(n, 1, `group ${g} trained once`);
+        // Pacing never discards: every group that did not fail is trained.
+        if (staleRule === 'pace') assert.ok(![...sim.outcomes.values()].includes('dropped'), 'pace drops nothing');
         // Only the last step may be smaller than groupsPerBatch.
         sim.stepSizes.slice(0, -1).forEach((n) => assert.equal(n, gpb));
       },
@@ -101,13 +117,75 @@ test('random event orders: bound, staleness, at most once, none lost, the run en
 });
 
 test('maxStepsOffPolicy 0 is on-policy: every step trains groups of the policy it updates', () => {
-  const sim = simulate({ maxStepsOffPolicy: 0, groupsPerBatch: 3 }, 30, rng(7), 0, false);
-  assert.equal(sim.maxStaleness, 0);
-  assert.deepEqual(sim.stepSizes, Array(10).fill(3));
+  for (const staleRule of ['pace', 'resample'] as const) {
+    const sim = simulate({ maxStepsOffPolicy: 0, groupsPerBatch: 3, staleRule }, 30, rng(7), 0, false);
+    assert.equal(sim.maxStaleness, 0);
+    assert.deepEqual(sim.stepSizes, Array(10).fill(3));
+  }
 });
 
-test('a group that finishes too stale is sampled again under the newest policy, then dropped after MAX_RESAMPLES', () => {
-  const sched = new AsyncScheduler({ maxStepsOffPolicy: 1, groupsPerBatch: 1 }, initialSchedulerState(3));
+test('pace: a slow group is trained within the bound; sampling pauses rather than start a group it could not train in time', () => {
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 1, groupsPerBatch: 1, pipelineDepth: 1 }, initialSchedulerState(5));
+  const [slow, a] = sched.startGroups(0, 'res-0');
+  assert.deepEqual([slow!.g, a!.g], [0, 1], 'cap = 1 x (1 + 1)');
+  sched.finish(a!, { taskIndex: 1, rolloutIds: ['a'], statuses: ['succeeded'] }, 0);
+  // Step 0 may take group 1: the slow group 0 (policy 0) can still make step 1.
+  assert.deepEqual(sched.takeBatch(0)!.map((g) => g.g), [1]);
+  sched.trained(1);
+  // Under policy 1 a new group would be due by step 2 and group 0 by step 1: one each, so it may start.
+  const [b] = sched.startGroups(1, 'res-1');
+  assert.equal(b!.g, 2);
+  sched.finish(b!, { taskIndex: 2, rolloutIds: ['b'], statuses: ['succeeded'] }, 1);
+  // Step 1 must train group 0 (due now): it waits for it rather than take the newer group 2.
+  assert.equal(sched.batchReady(1), false, 'step 1 waits for the slow group');
+  assert.deepEqual(sched.startGroups(1, 'res-1'), [], 'no slot free: 2 started and untrained');
+  sched.finish(slow!, { taskIndex: 0, rolloutIds: ['s'], statuses: ['succeeded'] }, 1);
+  assert.deepEqual(sched.takeBatch(1)!.map((g) => [g.g, g.policyStep]), [[0, 0]], 'the stalest first; staleness 1');
+  sched.trained(2);
+  assert.equal(sched.state.counts.resampled + sched.state.counts.droppedStale, 0, 'nothing discarded');
+});
+
+test('pace: with a slow group holding its deadline, sampling pauses though slots are free', () => {
+  // K = 2, depth 2: 3 slots. Group 0 is slow; groups 1 and 2 train steps 0 and 1.
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 1, pipelineDepth: 2 }, initialSchedulerState(10));
+  const [slow, a, b] = sched.startGroups(0, 'res-0');
+  sched.finish(a!, { taskIndex: 1, rolloutIds: ['a'], statuses: ['succeeded'] }, 0);
+  sched.takeBatch(0);
+  sched.trained(1);
+  const [c] = sched.startGroups(1, 'res-1');
+  sched.finish(b!, { taskIndex: 2, rolloutIds: ['b'], statuses: ['succeeded'] }, 1);
+  sched.finish(c!, { taskIndex: 3, rolloutIds: ['c'], statuses: ['succeeded'] }, 1);
+  // Step 1 takes group 2 (policy 0): group 0 can still make step 2, group 3 (policy 1) step 3.
+  assert.deepEqual(sched.takeBatch(1)!.map((g) => g.g), [2]);
+  sched.trained(2);
+  // Under policy 2: group 0 is due at step 2, group 3 by 3; a new group (due by 4) fits, a second would too...
+  const started = sched.startGroups(2, 'res-2');
+  assert.equal(started.length, 1, 'only one slot is free (3 untrained: 0, 3 and the new one)');
+  assert.equal(sched.batchReady(2), false, 'step 2 waits for group 0, due now');
+  sched.finish(slow!, { taskIndex: 0, rolloutIds: ['s'], statuses: ['succeeded'] }, 2);
+  assert.deepEqual(sched.takeBatch(2)!.map((g) => [g.g, 2 - g.policyStep]), [[0, 2]], 'trained at staleness K, not dropped');
+});
+
+test('maxGroupsSampling caps the groups sampling at once', () => {
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 4, pipelineDepth: 2, maxGroupsSampling: 3 }, initialSchedulerState(20));
+  assert.equal(sched.startGroups(0, 'res-0').length, 3);
+  const g = sched.state.inFlight[0]!;
+  sched.finish(g, { taskIndex: 0, rolloutIds: ['x'], statuses: ['succeeded'] }, 0);
+  assert.equal(sched.startGroups(0, 'res-0').length, 1, 'one finished: one more starts');
+});
+
+test('a constant-reward group frees its slot at once and is counted', () => {
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 0, groupsPerBatch: 1 }, initialSchedulerState(3));
+  const [g0] = sched.startGroups(0, 'res-0');
+  assert.deepEqual(sched.startGroups(0, 'res-0'), []);
+  sched.finish(g0!, { taskIndex: 0, rolloutIds: ['x'], statuses: ['succeeded'], constantReward: true }, 0);
+  assert.equal(sched.state.counts.constantReward, 1);
+  assert.equal(sched.batchReady(0), false, 'not trained');
+  assert.equal(sched.startGroups(0, 'res-0').length, 1, 'its slot is free');
+});
+
+test('resample: a group that finishes too stale is sampled again under the newest policy, then dropped after MAX_RESAMPLES', () => {
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 1, groupsPerBatch: 1, staleRule: 'resample' }, initialSchedulerState(3));
   const [slow, a] = sched.startGroups(0, 'res-0');
   assert.deepEqual([slow!.g, a!.g], [0, 1]);
   // Group 1 trains step 0; group 2 starts under policy 1 and trains step 1: the slow group 0 (policy 0) is now 2 behind.
@@ -138,7 +216,7 @@ test('a group that finishes too stale is sampled again under the newest policy, 
 });
 
 test('oldest policy first when more groups are ready than a step takes', () => {
-  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 2 }, initialSchedulerState(6));
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 2, pipelineDepth: 2 }, initialSchedulerState(6));
   const first = sched.startGroups(0, 'res-0');
   assert.equal(first.length, 6, 'cap = 2 x (2 + 1)');
   sched.finish(first[5]!, { taskIndex: 5, rolloutIds: ['x'], statuses: ['succeeded'] }, 0);

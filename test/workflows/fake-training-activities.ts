@@ -17,10 +17,17 @@ export interface Recorder {
   learningRates?: number[];
   /** Awaited inside collectRollouts of every batch, when given. */
   hold?: (batch: number) => Promise<void>;
+  /** How long publishPolicy takes for a policy step and purpose (default 0), when set. */
+  publishDelayMs?: (policyStep: number, purpose: string) => number;
   /** Async runs: how long collectGroup takes for dataset group g, sample r (default 0). */
   groupDelayMs?: (g: number, r: number) => number;
-  /** Async runs: per trainStep, its policy step and the keys and policy steps of the groups it trained. */
-  steps?: { policyStep: number; groups: { key: string; policyStep: number }[] }[];
+  /**
+   * Async runs: per trainStep, its policy step and the groups it trained: key, the policy step the workflow labelled
+   * the group with, and the one that served it (the policy its resources name, as the proxy serves a rollout).
+   */
+  steps?: { policyStep: number; groups: { key: string; policyStep: number; labelStep: number }[] }[];
+  /** Async runs: the group keys each cancelGroups call named. */
+  cancelledGroups?: string[][];
   /** initPolicy fails every attempt (a trainer that never comes back), when set. */
   initFails?: boolean;
   /** trainStep reports its rollouts succeeded without a reward (as the real one counts them), when set. */
@@ -61,7 +68,10 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
     },
     async publishPolicy(_s, batch, purpose, policy) {
       rec.calls.push(`publish:${batch}:${purpose}:${policy.step}`);
-      return `res-${batch}-${purpose}`;
+      const delay = rec.publishDelayMs?.(policy.step, purpose) ?? 0;
+      if (delay > 0) await Context.current().sleep(delay);
+      // The resources name the policy they serve (as the real ones carry it in main_llm.agl_policy).
+      return `res-${batch}-${purpose}-p${policy.step}`;
     },
     async runEvaluation(_s, batch): Promise<Metrics> {
       rec.calls.push(`eval:${batch}`);
@@ -76,19 +86,32 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       rec.calls.push(`group:g${group.g}r${group.r}@${group.policyStep}`);
       // Cancellation-aware, so a stop (or a worker shutting down) ends the wait.
       await Context.current().sleep(rec.groupDelayMs?.(group.g, group.r) ?? 0);
-      // The fake's rollout id carries the policy step, so trainStep can tell how stale each group is.
-      return { taskIndex: group.g, rolloutIds: [`g${group.g}r${group.r}@${group.policyStep}`], statuses: ['succeeded'] };
+      // Served by the policy its resources name, whatever the label says: the rollout id carries both, so
+      // trainStep can tell how stale each group really was.
+      const served = Number(/-p(\d+)$/.exec(group.resourcesId)?.[1] ?? NaN);
+      return { taskIndex: group.g, rolloutIds: [`g${group.g}r${group.r}@${served}@${group.policyStep}`], statuses: ['succeeded'] };
+    },
+    async cancelGroups(_s, keys) {
+      rec.calls.push(`cancel:${keys.join(',')}`);
+      rec.cancelledGroups?.push(keys);
+      return keys.length;
     },
     async trainStep(s, batch, collected, policy): Promise<TrainStepResult> {
       rec.calls.push(`train:${batch}:${policy.step}`);
-      rec.steps?.push({
-        policyStep: policy.step,
-        groups: (collected.groups ?? []).map((g) => ({ key: g.key ?? '', policyStep: Number(g.rolloutIds[0]!.split('@')[1]) })),
+      const groups = (collected.groups ?? []).map((g) => {
+        const [, served, label] = g.rolloutIds[0]!.split('@');
+        return { key: g.key ?? '', policyStep: Number(served), labelStep: Number(label) };
       });
+      rec.steps?.push({ policyStep: policy.step, groups });
+      // As the real one: staleness from the policy that served each group (here its resources), labels checked.
+      const served = groups.map((g) => policy.step - g.policyStep);
+      const staleness: Metrics = groups.length
+        ? { 'async/staleness_max': Math.max(...served), 'async/groups_mislabelled': groups.filter((g) => g.labelStep !== g.policyStep).length }
+        : {};
       rec.learningRates?.push(s.learningRate);
       // As the real one, the step times saving its state and sampler (time/save_checkpoint).
       const rewards: Metrics = rec.noRewards?.(batch) ? { 'rollouts/succeeded': 2, 'rollouts/succeeded_without_reward': 2, 'rollouts/succeeded_without_agent_spans': 2 } : {};
-      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25, ...rewards }, skipped: false };
+      return { state: state(policy.step + 1), metrics: { 'env/all/reward/total': batch / 10, 'time/save_checkpoint': 0.25, ...rewards, ...staleness }, skipped: false };
     },
     async saveCheckpoint(_s, name, batch, _p, final) {
       rec.calls.push(`checkpoint:${name}`);

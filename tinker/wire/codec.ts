@@ -12,8 +12,11 @@ import {
 } from './bytes';
 import { DType, StopReasonCode, pb } from './proto-schema';
 import {
+  IMAGE_PLACEHOLDER_TOKEN,
   INT_KEYS,
   type Datum,
+  type ModelInputChunk,
+  type PromptInput,
   type ForwardBackwardResult,
   type SampleResult,
   type StopReason,
@@ -43,27 +46,56 @@ function fail(msg: string): never {
 
 // ---- model input and datums (JSON) ----
 
-export function modelInputToJson(tokens: number[]): WireModelInput {
-  return { chunks: [{ type: 'encoded_text', tokens }] };
+/** Token ids as one text chunk; chunks as given (empty text chunks left out: the service refuses them). */
+export function modelInputToJson(input: PromptInput): WireModelInput {
+  if (input.length === 0 || typeof input[0] === 'number') return { chunks: [{ type: 'encoded_text', tokens: input as number[] }] };
+  return { chunks: (input as ModelInputChunk[]).filter((c) => c.type !== 'encoded_text' || c.tokens.length > 0).map((c) => ({ ...c })) };
 }
 
-/** Flattens the chunks of a ModelInput; only text chunks are supported by the local models. */
-export function modelInputFromJson(input: unknown, what = 'model_input'): number[] {
+/** Positions a chunk takes: its tokens, or an image's expected tokens. */
+export function chunkLength(c: ModelInputChunk): number {
+  return c.type === 'encoded_text' ? c.tokens.length : c.expected_tokens;
+}
+
+/** The flat view of chunks: token ids, an image as expected_tokens placeholder positions. */
+export function flattenChunks(chunks: readonly ModelInputChunk[]): number[] {
+  const out: number[] = [];
+  for (const c of chunks) {
+    if (c.type === 'encoded_text') for (const t of c.tokens) out.push(t);
+    else for (let i = 0; i < c.expected_tokens; i++) out.push(IMAGE_PLACEHOLDER_TOKEN);
+  }
+  return out;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function imageChunkFrom(c: WireChunk, what: string): ModelInputChunk {
+  if (typeof c.data !== 'string' || c.data.length === 0 || c.data.length % 4 !== 0 || !BASE64.test(c.data)) fail(`${what}.data must be the image's bytes in base64`);
+  if (c.format !== 'png' && c.format !== 'jpeg') fail(`${what}.format must be "png" or "jpeg", got ${JSON.stringify(c.format)}`);
+  const n = c.expected_tokens;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) fail(`${what}.expected_tokens must be a positive integer (the positions the image takes)`);
+  return { type: 'image', data: c.data as string, format: c.format, expected_tokens: n };
+}
+
+/** The chunks of a ModelInput, checked: text chunks of integer ids and image chunks. */
+export function modelInputChunksFromJson(input: unknown, what = 'model_input'): ModelInputChunk[] {
   if (!input || typeof input !== 'object' || !Array.isArray((input as WireModelInput).chunks)) {
     fail(`${what} must be an object with a "chunks" array`);
   }
-  const out: number[] = [];
-  for (const [i, chunk] of (input as WireModelInput).chunks.entries()) {
+  return (input as WireModelInput).chunks.map((chunk, i): ModelInputChunk => {
     const c = chunk as WireChunk;
     const type = c.type ?? (Array.isArray(c.tokens) ? 'encoded_text' : undefined);
-    if (type !== 'encoded_text') fail(`${what}.chunks[${i}]: chunk type ${JSON.stringify(c.type)} is not supported (text only)`);
+    if (type === 'image') return imageChunkFrom(c, `${what}.chunks[${i}]`);
+    if (type !== 'encoded_text') fail(`${what}.chunks[${i}]: chunk type ${JSON.stringify(c.type)} is not supported (encoded_text, image)`);
     if (!Array.isArray(c.tokens)) fail(`${what}.chunks[${i}].tokens must be an array of token ids`);
-    for (const t of c.tokens) {
-      if (!Number.isInteger(t)) fail(`${what}.chunks[${i}].tokens must hold integers, got ${JSON.stringify(t)}`);
-      out.push(t);
-    }
-  }
-  return out;
+    for (const t of c.tokens) if (!Number.isInteger(t)) fail(`${what}.chunks[${i}].tokens must hold integers, got ${JSON.stringify(t)}`);
+    return { type: 'encoded_text', tokens: c.tokens };
+  });
+}
+
+/** Flattens the chunks of a ModelInput (an image as placeholder positions: the local models cannot see). */
+export function modelInputFromJson(input: unknown, what = 'model_input'): number[] {
+  return flattenChunks(modelInputChunksFromJson(input, what));
 }
 
 export function tensorToJson(key: string, values: number[]): WireTensorData {
@@ -87,17 +119,19 @@ function numbers(arr: unknown[], what: string): number[] {
 export function datumToJson(d: Datum): WireDatum {
   const inputs: Record<string, WireTensorData> = {};
   for (const [k, v] of Object.entries(d.lossFnInputs)) inputs[k] = tensorToJson(k, v);
-  return { model_input: modelInputToJson(d.modelInput), loss_fn_inputs: inputs };
+  return { model_input: modelInputToJson(d.chunks ?? d.modelInput), loss_fn_inputs: inputs };
 }
 
 export function datumFromJson(d: unknown, what = 'datum'): Datum {
   if (!d || typeof d !== 'object') fail(`${what} must be an object`);
   const w = d as Partial<WireDatum>;
-  const modelInput = modelInputFromJson(w.model_input, `${what}.model_input`);
+  const chunks = modelInputChunksFromJson(w.model_input, `${what}.model_input`);
   const lossFnInputs: Record<string, number[]> = {};
   if (!w.loss_fn_inputs || typeof w.loss_fn_inputs !== 'object') fail(`${what}.loss_fn_inputs must be an object`);
   for (const [k, v] of Object.entries(w.loss_fn_inputs)) lossFnInputs[k] = tensorFromJson(v, `${what}.loss_fn_inputs.${k}`);
-  return { modelInput, lossFnInputs };
+  const datum: Datum = { modelInput: flattenChunks(chunks), lossFnInputs };
+  if (chunks.some((c) => c.type === 'image')) datum.chunks = chunks;
+  return datum;
 }
 
 // ---- forward_backward request (protobuf) ----
@@ -118,7 +152,13 @@ export function forwardBackwardRequestToProto(r: ForwardBackwardRequest): Uint8A
       const isInt = INT_KEYS.has(k);
       inputs[k] = { dense: isInt ? int64ToBytes(v) : float32ToBytes(v), dtype: isInt ? DType.INT64 : DType.FLOAT32, shape: [v.length] };
     }
-    return { model_input: [{ encoded_text: { tokens: int32ToBytes(d.modelInput) } }], loss_fn_inputs: inputs };
+    const chunks = d.chunks ?? [{ type: 'encoded_text' as const, tokens: d.modelInput }];
+    const modelInput = chunks.map((c) =>
+      c.type === 'encoded_text'
+        ? { encoded_text: { tokens: int32ToBytes(c.tokens) } }
+        : { image: { data: Buffer.from(c.data, 'base64'), format: c.format, expected_tokens: c.expected_tokens } },
+    );
+    return { model_input: modelInput, loss_fn_inputs: inputs };
   });
   const cfg = r.lossFnConfig ?? {};
   const v2: Record<string, object> = {};
@@ -168,21 +208,34 @@ export function forwardBackwardRequestFromProto(body: Uint8Array): ForwardBackwa
     return fail(`forward_backward: bad protobuf body: ${(err as Error).message}`);
   }
   const data = ((msg.data as Record<string, unknown>[]) ?? []).map((d, i): Datum => {
-    const modelInput: number[] = [];
+    const chunks: ModelInputChunk[] = [];
     for (const [j, chunk] of ((d.model_input as Record<string, unknown>[]) ?? []).entries()) {
       const text = chunk.encoded_text as { tokens?: Uint8Array } | undefined;
-      if (!text) fail(`data[${i}].model_input[${j}]: only encoded_text chunks are supported`);
+      const image = chunk.image as { data?: Uint8Array; format?: string; expected_tokens?: unknown } | undefined;
+      if (image) {
+        const data = asBytes(image.data);
+        const n = image.expected_tokens === undefined || image.expected_tokens === null ? undefined : toNumber(image.expected_tokens);
+        if (data.length === 0) fail(`data[${i}].model_input[${j}]: an image chunk needs its bytes`);
+        if (image.format !== 'png' && image.format !== 'jpeg') fail(`data[${i}].model_input[${j}]: image format must be png or jpeg, got ${JSON.stringify(image.format)}`);
+        if (n === undefined || !Number.isInteger(n) || n <= 0) fail(`data[${i}].model_input[${j}]: an image chunk needs expected_tokens (the positions it takes)`);
+        chunks.push({ type: 'image', data: Buffer.from(data).toString('base64'), format: image.format, expected_tokens: n });
+        continue;
+      }
+      if (!text) fail(`data[${i}].model_input[${j}]: only encoded_text and image chunks are supported`);
       try {
-        modelInput.push(...bytesToInt32(asBytes(text.tokens)));
+        chunks.push({ type: 'encoded_text', tokens: bytesToInt32(asBytes(text.tokens)) });
       } catch (err) {
         fail(`data[${i}].model_input[${j}]: ${(err as Error).message}`);
       }
     }
+    const modelInput = flattenChunks(chunks);
     const lossFnInputs: Record<string, number[]> = {};
     for (const [k, t] of Object.entries((d.loss_fn_inputs as Record<string, Record<string, unknown>>) ?? {})) {
       lossFnInputs[k] = tensorFromProto(t, `data[${i}].loss_fn_inputs.${k}`);
     }
-    return { modelInput, lossFnInputs };
+    const datum: Datum = { modelInput, lossFnInputs };
+    if (chunks.some((c) => c.type === 'image')) datum.chunks = chunks;
+    return datum;
   });
   // loss_fn_config_v2 wins when present (newer SDKs write both); text values are not used by our losses.
   const lossFnConfig: Record<string, number> = { ...((msg.loss_fn_config as Record<string, number>) ?? {}) };

@@ -1,10 +1,39 @@
 // Tinker wire types: the JSON shapes of reference/tinker-protocol.md §A.4 (snake_case, as sent), and the
 // plain camelCase values our client API and the local server work with.
 
+/** Token ids, as one chunk of a ModelInput. */
+export interface TextChunk {
+  type: 'encoded_text';
+  tokens: number[];
+}
+
+/** An image for a vision model (ImageChunk): base64 bytes, their format, and the positions it takes. */
+export interface ImageChunk {
+  type: 'image';
+  data: string;
+  format: 'png' | 'jpeg';
+  expected_tokens: number;
+}
+
+export type ModelInputChunk = TextChunk | ImageChunk;
+
+/** A prompt: its token ids, or its chunks when it holds images. */
+export type PromptInput = number[] | ModelInputChunk[];
+
+/**
+ * The token id an image's positions hold in the flat view of a model input (`modelInput`). Only the local
+ * trainer reads that view (its models cannot see: an image is that many placeholder positions); the chunks
+ * themselves go over the wire.
+ */
+export const IMAGE_PLACEHOLDER_TOKEN = 0;
+
 /** A training example: token ids, and per-position loss inputs (target_tokens, weights, logprobs, advantages). */
 export interface Datum {
+  /** Token ids; an image's positions hold IMAGE_PLACEHOLDER_TOKEN. */
   modelInput: number[];
   lossFnInputs: Record<string, number[]>;
+  /** The model input as chunks, when it holds images (then `modelInput` is their flat view). */
+  chunks?: ModelInputChunk[];
 }
 
 export type LossFn = 'cross_entropy' | 'importance_sampling' | 'ppo' | 'cispo' | 'dro';

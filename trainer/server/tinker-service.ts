@@ -1,10 +1,11 @@
 // The state and operations of the local Tinker-compatible trainer: sessions, training models (each with its
 // seq_id queue), sampling sessions (frozen weights), checkpoints on disk, and futures for queued work.
 // Handlers take decoded bodies and return JSON-able objects; the HTTP layer (server.ts) does the wire.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import type { BaseModelInfo, Engine, EngineDatum, LossFn, TrainableModel } from '../engine';
 import type { ForwardBackwardResult } from '../../tinker/wire/types';
-import { datumFromJson, modelInputFromJson, type ForwardBackwardRequest } from '../../tinker/wire/codec';
+import { datumFromJson, datumToJson, modelInputFromJson, type ForwardBackwardRequest } from '../../tinker/wire/codec';
 import { CheckpointStore, checkName, formatTinkerPath, parseTinkerPath, type RunInfo, type TinkerPath } from './checkpoints';
 import { FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
@@ -235,6 +236,7 @@ export class TinkerService {
     const lossFn: LossFn = checkLossFn(r.lossFn);
     const data: EngineDatum[] = r.data;
     checkData(data, lossFn, this.baseModel(run.info.baseModel));
+    recordReceived(run.info.modelId, r);
     const config = checkLossFnConfig(r.lossFnConfig, lossFn);
     return async (model: TrainableModel): Promise<FuturePayload> => {
       const out = model.forwardBackward(data, lossFn, config, r.forwardOnly);
@@ -391,7 +393,9 @@ export class TinkerService {
     // SDK 0.38 requires one id per requested sample in the promise (they become SampledSequence.sequence_id).
     const promise = (id: string) => ({ request_id: id, sample_sequence_ids: sequenceIds(id, numSamples) });
     // A retry repeats the same body; the same seq_id with another body is a client bug, not a retry.
-    const fingerprint = JSON.stringify([prompt, b.sampling_params, numSamples, wantPromptLogprobs]);
+    // The prompt as sent (an image's bytes, not just its placeholder positions), hashed.
+    const promptHash = createHash('sha256').update(JSON.stringify(b.prompt)).digest('hex');
+    const fingerprint = JSON.stringify([promptHash, b.sampling_params, numSamples, wantPromptLogprobs]);
     const existing = key ? this.sampleRequests.get(key) : undefined;
     if (existing) {
       if (existing.fingerprint !== fingerprint) throw new RequestError(`seq_id ${seq} was already used for another request in sampling session ${session.id}`, 409);
@@ -460,4 +464,15 @@ export class TinkerService {
 
 function sequenceIds(requestId: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${requestId}:${i}`);
+}
+
+/**
+ * With AGL_TRAINER_RECORD_FWDBWD=<file>, every forward_backward request the trainer accepts is appended to that
+ * file as it was received (one JSON line: model id, loss, datums in wire form, image chunks included), so tests
+ * can check what a train step sent from the receiving end, not from the sender's bookkeeping.
+ */
+function recordReceived(modelId: string, r: ForwardBackwardRequest): void {
+  const file = process.env.AGL_TRAINER_RECORD_FWDBWD;
+  if (!file) return;
+  appendFileSync(file, JSON.stringify({ model_id: modelId, loss_fn: r.lossFn, forward_only: r.forwardOnly, data: r.data.map(datumToJson) }) + '\n');
 }

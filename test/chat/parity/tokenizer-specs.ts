@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allModels } from '../../../chat/models';
-import { findTokenizerFiles, type TokenizerConfig, type TokenizerFiles } from '../../../chat/tokenizer-files';
+import { findTokenizerFiles, tokenizerJsonPath, type TokenizerConfig, type TokenizerFiles } from '../../../chat/tokenizer-files';
 
 export interface TokenizerSpec {
   /** What the renderer is checked with, for the report. */
@@ -27,7 +27,8 @@ function specOf(label: string, files: TokenizerFiles, name: string): TokenizerSp
   return {
     label,
     files,
-    py: { file: path.join(files.dir, 'tokenizer.json'), bos: text(files.config.bos_token), eos: text(files.config.eos_token), cleanup: files.config.clean_up_tokenization_spaces === true, name },
+    // A patched npm file (DeepSeek V3.1 / V4 = V3's file plus the release's tokens) is written out for Python.
+    py: { file: tokenizerJsonPath(files, path.join(ROOT, '.data', 'parity-tokenizers', 'patched')), bos: text(files.config.bos_token), eos: text(files.config.eos_token), cleanup: files.config.clean_up_tokenization_spaces === true, name },
   };
 }
 
@@ -57,9 +58,17 @@ function synthetic(renderer: string): TokenizerSpec | null {
   return specOf(`synthetic (Qwen3 BPE + ${prefix}* special tokens)`, { dir, origin: 'synthetic', config }, `synthetic/${prefix}`);
 }
 
+/** Renderers no registry model recommends, checked with the tokenizer of a sibling that one does. */
+const SIBLINGS: Record<string, string> = {
+  gpt_oss_low_reasoning: 'gpt_oss_medium_reasoning',
+  gpt_oss_high_reasoning: 'gpt_oss_medium_reasoning',
+  deepseekv3_disable_thinking: 'deepseekv3',
+};
+
 /** The tokenizer a renderer is checked with, or null when there is none (then the renderer is not checked). */
 export function tokenizerSpecFor(renderer: string): TokenizerSpec | null {
-  const model = allModels().find((m) => m.recommendedRenderers.includes(renderer));
+  const via = SIBLINGS[renderer] ?? renderer;
+  const model = allModels().find((m) => m.recommendedRenderers.includes(via));
   if (model) {
     const files = findTokenizerFiles(model.name);
     if (files && existsSync(path.join(files.dir, 'tokenizer.json'))) return specOf(`${model.name} (${files.origin})`, files, model.name);

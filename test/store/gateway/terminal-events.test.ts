@@ -83,13 +83,17 @@ test('events: stored in order with the store time; the triplet view trims and ke
   assert.deepEqual((await g.api('GET', '/api/rollouts/ev')).json.attempts, ['0']);
 });
 
-test('a reward event is the reward span of the store attempt; a reward that is not a finite number is refused', async () => {
+test('a reward event is the reward span of the store attempt; a reward that is not a finite number, or beyond ±1e12, is refused', async () => {
   const run = await g.runRollout('5');
   await start(run.rollout_id);
   const bad = await g.api('POST', `/api/rollouts/${run.rollout_id}/attempt/0/events`, { event_type: 'reward', data: { value: 'high' } });
   assert.equal(bad.status, 422);
   assert.deepEqual(bad.json.detail[0].loc, ['body', 'data', 'value']);
   assert.equal((await g.api('POST', `/api/rollouts/${run.rollout_id}/attempt/0/events`, { event_type: 'reward', data: {} })).status, 422);
+  // The same bound as the v0.3 JSON and OTLP doors: one rule (common/reward-rule.ts).
+  const huge = await g.api('POST', `/api/rollouts/${run.rollout_id}/attempt/0/events`, { event_type: 'reward', data: { value: 1e308 } });
+  assert.equal(huge.status, 422);
+  assert.match(huge.json.detail[0].msg, /beyond ±1000000000000/);
   assert.equal((await g.api('POST', `/api/rollouts/${run.rollout_id}/attempt/0/events`, { event_type: 'reward', data: { value: -1 } })).status, 200);
   const spans = (await g.client.querySpans(run.rollout_id, 'latest')).items;
   assert.equal(spans.length, 1);
