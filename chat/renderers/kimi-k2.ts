@@ -218,5 +218,5 @@ export class KimiK2Renderer extends BaseRenderer {
 }
 
 export const kimiK2Renderers: RendererTable = {
-  kimi_k2: (tokenizer: Tokenizer, opts: RendererOptions) => new KimiK2Renderer(tokenizer, 'kimi_k2', true, opts),
+  kimi_k2: (tokenizer: Tokenizer) => new KimiK2Renderer(tokenizer, 'kimi_k2', true),
 };

@@ -382,7 +382,8 @@ function unframeThinking(parts: ContentPart[]): ContentPart[] {
 
 const LOW = '\n\n{reasoning effort: low}';
 const MEDIUM = '\n\n{reasoning effort: efficient}';
-const make = (name: string, v: NemotronVariant) => (t: Tokenizer, o: RendererOptions) => new Nemotron3Renderer(t, name, v, o);
+// As the cookbook's get_renderer: only the Ultra-format renderers are given the image processor (3.5 Super-VL sees).
+const make = (name: string, v: NemotronVariant) => (t: Tokenizer, o: RendererOptions) => new Nemotron3Renderer(t, name, v, v.ultra ? o : {});
 const base = { ultra: false, stripThinkingFromHistory: true, disableThinking: false };
 
 export const nemotron3Renderers: RendererTable = {

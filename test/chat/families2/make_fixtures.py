@@ -17,58 +17,19 @@ Run (from the repository root):
   PYTHON -m pip install tinker-cookbook==0.6.1 --no-deps  (+ tinker torch pillow pydantic tiktoken tokenizers transformers)
   PYTHON test/chat/families2/make_fixtures.py .data/test-tokenizers | gzip -9n > test/chat/families2/expected.json.gz
 """
-import base64
 import json
 import logging
 import os
 import sys
 import warnings
 
-import tiktoken
-
+from kimi_test_tokenizer import KimiTestTokenizer
 from tinker_cookbook import renderers
 from tinker_cookbook.renderers import ToolCall, TrainOnWhat
 
 warnings.simplefilter("ignore")
 logging.disable(logging.WARNING)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-KIMI_PATTERN = "|".join([
-    r"""[\p{Han}]+""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-
-
-class KimiTestTokenizer:
-    """The surface the Kimi renderers use: encode(text[, add_special_tokens]) and decode(ids)."""
-
-    def __init__(self, directory):
-        ranks = {}
-        with open(os.path.join(directory, "tiktoken.model")) as f:
-            for line in f:
-                if line.strip():
-                    token, rank = line.split()
-                    ranks[base64.b64decode(token)] = int(rank)
-        config = json.load(open(os.path.join(directory, "tokenizer_config.json")))
-        named = {int(k): v["content"] for k, v in config["added_tokens_decoder"].items()}
-        n = len(ranks)
-        specials = {named.get(i, f"<|reserved_token_{i}|>"): i for i in range(n, n + 258)}
-        self.model = tiktoken.Encoding(name="kimi-test", pat_str=KIMI_PATTERN, mergeable_ranks=ranks, special_tokens=specials)
-        self.name_or_path = directory
-
-    def encode(self, text, **kwargs):
-        # Kimi's encode allows every special token; its add_special_tokens=False path splits on the same tokens.
-        return self.model.encode(text, allowed_special="all")
-
-    def decode(self, ids, **kwargs):
-        return self.model.decode(list(ids))
-
 
 def hf_tokenizer(directory):
     from transformers import PreTrainedTokenizerFast
@@ -86,6 +47,20 @@ FAMILIES = {
         "nemotron3_ultra", "nemotron3_ultra_disable_thinking", "nemotron3_ultra_medium_thinking", "nemotron3_ultra_preserve_thinking",
     ],
 }
+
+
+class StubImageProcessor:
+    """Stands in for the vision processor: every image takes 7 tokens (the real count is the vision code's)."""
+
+    merge_size = 1
+    patch_size = 1
+
+    def get_number_of_image_patches(self, height, width, images_kwargs=None):
+        return 7
+
+
+def chunks_json(model_input):
+    return [{"tokens": list(c.tokens)} if hasattr(c, "tokens") else {"image": c.expected_tokens} for c in model_input.chunks]
 
 
 def to_cookbook(m):
@@ -152,7 +127,7 @@ def main():
         tok = KimiTestTokenizer(directory) if family == "kimi" else hf_tokenizer(directory)
         encode = (lambda s: tok.encode(s)) if family == "kimi" else (lambda s: tok.encode(s, add_special_tokens=False))
         for name in names:
-            r = renderers.get_renderer(name, tok)
+            r = renderers.get_renderer(name, tok, image_processor=StubImageProcessor())
             rec = {"stop": list(r.get_stop_sequences()), "extension": r.has_extension_property, "conversations": {}, "responses": []}
             rec["prefix"] = {
                 "with_system": attempt(lambda: [message_json(m) for m in r.create_conversation_prefix_with_tools(tools, "Be brief.")]),
@@ -179,6 +154,19 @@ def main():
                     sup[mode.value] = {"example": attempt(one), "examples": attempt(many)}
                 c["supervised"] = sup
                 rec["conversations"][conv["id"]] = c
+            rec["images"] = {}
+            for conv in corpus["image_conversations"]:
+                msgs = [to_cookbook(m) for m in conv["messages"]]
+                cuts = [i for i, m in enumerate(msgs) if m["role"] == "assistant"]
+                im = {"prompts": [{"at": i, **attempt(lambda i=i: {"chunks": chunks_json(r.build_generation_prompt(msgs[:i]))})} for i in cuts]}
+                for mode in (TrainOnWhat.LAST_ASSISTANT_MESSAGE, TrainOnWhat.ALL_ASSISTANT_MESSAGES):
+
+                    def one(mode=mode):
+                        mi, w = r.build_supervised_example(msgs, train_on_what=mode)
+                        return {"chunks": chunks_json(mi), "weights": rle(w.tolist())}
+
+                    im[mode.value] = attempt(one)
+                rec["images"][conv["id"]] = im
             stop = rec["stop"]
             for resp in corpus["responses"]:
                 body = encode(resp["text"])
@@ -205,8 +193,8 @@ def main():
         encode = (lambda s: tok.encode(s)) if family == "kimi" else (lambda s: tok.encode(s, add_special_tokens=False))
         ids = [encode(t) for t in corpus["texts"]]
         # every prefix of the ids decoded: cut UTF-8 sequences become U+FFFD as the tokenizer decodes them
-        prefixes = [[tok.decode(i[:k]) for k in range(len(i) + 1)] for i in ids]
-        toks[family] = {"ids": ids, "decoded_prefixes": prefixes}
+        prefixes = [[tok.decode(i[:k]) for k in range(len(i) + 1)] if len(i) < 200 else [] for i in ids]
+        toks[family] = {"ids": ids, "decoded": [tok.decode(i) for i in ids], "decoded_prefixes": prefixes}
     json.dump({"renderers": out, "tokenizers": toks}, sys.stdout, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { toInts } from '../../../chat/model-input';
-import type { FunctionSpec, Message, Renderer, SupervisedExample, Tokenizer, TrainOnWhat } from '../../../chat/types';
+import type { FunctionSpec, Message, ModelInput, Renderer, SupervisedExample, Tokenizer, TrainOnWhat } from '../../../chat/types';
+import type { RendererOptions } from '../../../chat/renderers/registry-types';
 import { getRenderer } from '../../../chat/renderers/registry';
 import { loadFamilyTestTokenizers } from './tokenizers';
 
@@ -31,16 +32,19 @@ interface Expected {
     }
   >;
   responses: ({ id: string; variant: string; tokens: number[] } & ({ message: Message; termination: string } | Err))[];
+  images: Record<string, Record<string, unknown> & { prompts: ({ at: number } & ({ chunks: ChunkJson[] } | Err))[] }>;
 }
+type ChunkJson = { tokens: number[] } | { image: number };
 
 const fixtures = JSON.parse(gunzipSync(readFileSync(path.join(__dirname, 'expected.json.gz'))).toString('utf8')) as {
   renderers: Record<string, Expected>;
-  tokenizers: Record<'kimi' | 'glm5' | 'nemotron3', { ids: number[][]; decoded_prefixes: string[][] }>;
+  tokenizers: Record<'kimi' | 'glm5' | 'nemotron3', { ids: number[][]; decoded: string[]; decoded_prefixes: string[][] }>;
 };
 const expected = fixtures.renderers;
 const corpus = JSON.parse(readFileSync(path.join(__dirname, 'corpus.json'), 'utf8')) as {
   texts: string[];
   tools: FunctionSpec[];
+  image_conversations: { id: string; messages: Message[] }[];
   conversations: { id: string; tools?: boolean; system?: string; trainable?: boolean[]; messages: Message[] }[];
 };
 
@@ -73,10 +77,14 @@ function same(actual: unknown, want: unknown, what: string): void {
 
 const tokenizers = loadFamilyTestTokenizers();
 
+/** Stands in for the vision processor as make_fixtures.py's stub does: every image takes 7 tokens. */
+const stubImages: RendererOptions = { imageProcessor: { imageChunk: () => ({ type: 'image', data: '', format: 'jpeg', expected_tokens: 7 }) } };
+const chunksJson = (m: ModelInput): ChunkJson[] => m.chunks.map((c) => (c.type === 'encoded_text' ? { tokens: c.tokens } : { image: c.expected_tokens }));
+
 for (const [name, want] of Object.entries(expected)) {
   test(`${name}: prompts, supervised examples, stops, tools and parses as tinker-cookbook 0.6.1`, () => {
     const tok: Tokenizer = tokenizers[familyOf(name)];
-    const r: Renderer = getRenderer(name, tok);
+    const r: Renderer = getRenderer(name, tok, stubImages);
     assert.deepEqual(r.getStopSequences(), want.stop, 'stop sequences');
     assert.equal(r.hasExtensionProperty, want.extension, 'has_extension_property');
     same(outcome(() => r.createConversationPrefixWithTools!(corpus.tools, 'Be brief.')), want.prefix.with_system, 'tool prefix with system');
@@ -102,6 +110,21 @@ for (const [name, want] of Object.entries(expected)) {
       }
     }
 
+    for (const conv of corpus.image_conversations) {
+      const w = want.images[conv.id]!;
+      for (const p of w.prompts) {
+        same(outcome(() => chunksJson(r.buildGenerationPrompt(conv.messages.slice(0, p.at)))), 'chunks' in p ? p.chunks : p, `${conv.id}: prompt chunks before message ${p.at}`);
+      }
+      for (const mode of ['last_assistant_message', 'all_assistant_messages'] as const) {
+        const e = w[mode] as { chunks: ChunkJson[]; weights: [number, number][] } | Err;
+        const ours = outcome(() => {
+          const ex = r.buildSupervisedExample(conv.messages, mode);
+          return { chunks: chunksJson(ex.modelInput), weights: ex.weights };
+        });
+        same(ours, isErr(e) ? e : { chunks: e.chunks, weights: expand(e.weights) }, `${conv.id}: supervised chunks and weights, ${mode}`);
+      }
+    }
+
     for (const resp of want.responses) {
       const res = outcome(() => r.parseResponse(resp.tokens));
       const w = isErr(resp) ? resp : { message: resp.message, termination: resp.termination };
@@ -111,11 +134,12 @@ for (const [name, want] of Object.entries(expected)) {
 }
 
 for (const family of ['kimi', 'glm5', 'nemotron3'] as const) {
-  test(`${family} test tokenizer: encode and decode (of every prefix, cut UTF-8 included) as the Python tokenizer`, () => {
+  test(`${family} test tokenizer: encode and decode (of every prefix of the short texts, cut UTF-8 included; Kimi's cuts of long texts) as the Python tokenizer`, () => {
     const tok = tokenizers[family];
     const want = fixtures.tokenizers[family];
     corpus.texts.forEach((text, i) => {
-      assert.deepEqual(tok.encode(text), want.ids[i], `encode ${JSON.stringify(text)}`);
+      assert.deepEqual(tok.encode(text), want.ids[i], `encode ${JSON.stringify(text.slice(0, 80))}`);
+      assert.equal(tok.decode(want.ids[i]!), want.decoded[i], `decode ${JSON.stringify(text.slice(0, 80))}`);
       want.decoded_prefixes[i]!.forEach((d, k) => assert.equal(tok.decode(want.ids[i]!.slice(0, k)), d, `decode ${k} ids of ${JSON.stringify(text)}`));
     });
   });

@@ -8,6 +8,7 @@ The corpus is generated here (seeded) so both sides see exactly the same convers
 
 import json
 import logging
+import os
 import random
 import sys
 import traceback
@@ -44,6 +45,11 @@ ARGS = [
 
 
 def tokenizer_of(spec):
+    if spec.get("kind") == "tiktoken":  # Kimi K2*: a tiktoken.model + tokenizer_config.json directory
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "families2"))
+        from kimi_test_tokenizer import KimiTestTokenizer
+
+        return KimiTestTokenizer(spec["dir"])
     kw = {"tokenizer_file": spec["file"], "clean_up_tokenization_spaces": bool(spec.get("cleanup", False))}
     if spec.get("bos"):
         kw["bos_token"] = spec["bos"]
