@@ -14,8 +14,8 @@ import type { StoreClient } from '../store/client';
 import type { AttemptedRollout, Json } from '../store/types';
 import { rewardSpan } from '../store/reward-span';
 import { agentRolloutWorkflowId, type AgentRolloutMemo, type RolloutScope } from '../agents/temporal/rollout-ids';
-import type { RunSettings } from '../workflows/run-types';
-import { RUN_NAME } from '../workflows/search-attributes';
+import type { RunSettings } from '../shared/run-types';
+import { RUN_NAME } from '../shared/search-attributes';
 import { rolloutsByKeyPrefix } from './batch-ref';
 import { proxyUrlFor, storeUrlFor } from './services';
 

@@ -3,7 +3,7 @@
 // keeps batch 1 from matching batch 10), and each rollout's key ends in `<group>/<member>`.
 import type { StoreClient } from '../store/client';
 import type { AttemptedRollout, Rollout } from '../store/types';
-import type { BatchRef, CollectedBatch, CollectedGroup } from '../workflows/run-types';
+import type { BatchRef, CollectedBatch, CollectedGroup } from '../shared/run-types';
 
 const PAGE = 1000;
 

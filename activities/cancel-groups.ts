@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import { rolloutsByKeyPrefix } from './batch-ref';
 import { runKey } from './rollout-batch';
 import { storeFor } from './services';

@@ -4,7 +4,7 @@
 // `rollingTtlSeconds` (2 hours) and is deleted once a newer rolling one exists. Runs started before these
 // settings existed carry none of them and keep everything, as they did.
 import { TinkerApiError } from '../tinker';
-import type { PolicyState, RunSettings } from '../workflows/run-types';
+import type { PolicyState, RunSettings } from '../shared/run-types';
 import { pyJsonDumps } from '../chat/py-json';
 import { parsePyJsonLine } from '../records/run-files';
 import { checkpointKey, putRecords, recordsAfter } from './run-records';

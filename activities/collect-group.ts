@@ -1,7 +1,7 @@
 import { Context, log } from '@temporalio/activity';
-import type { StartedGroup } from '../workflows/async-scheduler';
-import { groupKey } from '../workflows/async-scheduler';
-import type { GroupResult, RunSettings } from '../workflows/run-types';
+import type { StartedGroup } from '../shared/async-groups';
+import { groupKey } from '../shared/async-groups';
+import type { GroupResult, RunSettings } from '../shared/run-types';
 import { runDataset, trainBatchTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';

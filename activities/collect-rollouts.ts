@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import type { CollectedBatch, RunSettings } from '../workflows/run-types';
+import type { CollectedBatch, RunSettings } from '../shared/run-types';
 import { runDataset, trainBatchTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';

@@ -6,7 +6,7 @@ import { batchTaskIndices, buildDatasets, type DatasetPlan, type Task } from '..
 import type { DatasetBuilderConfig } from '../config/run-config';
 import { runPaths, writeFileAtomic } from '../records/run-files';
 import { localRunFile } from './run-records';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 
 export interface DatasetSnapshot {
   /** Hash of the datasetBuilder settings that produced it. */

@@ -1,4 +1,4 @@
-import type { PolicyState, RunSettings } from '../workflows/run-types';
+import type { PolicyState, RunSettings } from '../shared/run-types';
 import { withHeartbeats } from './keep-alive';
 import { exclusivelyFor, markAt } from './policy-client';
 import { tinkerFor, tinkerUrlFor } from './services';

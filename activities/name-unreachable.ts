@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import { describeNetworkFailure } from '../common/service-failure';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import { DEFAULT_BASE_URL } from '../tinker';
 import { proxyUrlFor, storeUrlFor, tinkerUrlFor } from './services';
 

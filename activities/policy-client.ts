@@ -3,7 +3,7 @@
 // process, a retry after a crash mid-step, a restarted trainer) gets a fresh model loaded from the saved state,
 // weights and optimizer, so a step is never applied on top of a half-applied one.
 import type { TrainingClient } from '../tinker';
-import type { PolicyState, RunSettings } from '../workflows/run-types';
+import type { PolicyState, RunSettings } from '../shared/run-types';
 import { tinkerFor } from './services';
 
 interface Held {

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/errors';
 import { validateRunConfig } from '../config/load';
 import { withServiceDefaults } from '../config/service-defaults';
 import { runNameOf, type RunConfigInput } from '../config/run-config';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import type { PreparedRun } from './types';
 import { DatasetMismatchError, snapshotDataset } from './dataset-snapshot';
 import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from '../records/run-files';

@@ -1,6 +1,6 @@
 import { fetchJson } from '../common/http';
 import type { JsonObject } from '../store/types';
-import type { PolicyState, RunSettings } from '../workflows/run-types';
+import type { PolicyState, RunSettings } from '../shared/run-types';
 import { withHeartbeats } from './keep-alive';
 import { runKey } from './rollout-batch';
 import { proxyUrlFor, storeFor } from './services';

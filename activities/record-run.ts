@@ -1,6 +1,6 @@
 // A run's checkpoint rows and metrics rows: written once to the store whatever the number of retries (on any
 // host), then exported to the run's files and sinks (run-export.ts), incrementally.
-import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
+import type { Metrics, PolicyState, RunSettings } from '../shared/run-types';
 import type { TraceEvent } from './types';
 import { pyJsonDumps } from '../chat/py-json';
 import { runPaths, withRunDirLock } from '../records/run-files';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { StoreClient } from '../store/client';
 import type { Json, Rollout, RolloutStatus } from '../store/types';
 import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
-import type { CollectedBatch, CollectedGroup, RunSettings } from '../workflows/run-types';
+import type { CollectedBatch, CollectedGroup, RunSettings } from '../shared/run-types';
 import { faultPoint } from '../common/fault-points';
 import { launchMetadata } from '../store/gateway/launch';
 import { withHeartbeats } from './keep-alive';

@@ -1,6 +1,6 @@
 import { Context, log } from '@temporalio/activity';
 import { computeTrajectoryMetrics, prefixMetrics } from '../rl';
-import type { Metrics, RunSettings } from '../workflows/run-types';
+import type { Metrics, RunSettings } from '../shared/run-types';
 import { runDataset, valTasks } from './dataset-snapshot';
 import { runKey, runRolloutBatch, type RolloutRequest } from './rollout-batch';
 import { storeFor } from './services';

@@ -7,7 +7,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { RunRecord, RunRecordKind } from '../store/run-records';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import { appendSynced } from '../records/append-synced';
 import { checkpointKey, findRecord, recordsAfter, traceKey, type RecordId } from './run-records';
 import { cutTornTail, parsePyJsonLine, runPaths } from '../records/run-files';

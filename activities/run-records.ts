@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunRecord, RunRecordInput, RunRecordKind } from '../store/run-records';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import { runKey } from './rollout-batch';
 import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from '../records/run-files';
 import { storeFor } from './services';

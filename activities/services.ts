@@ -3,7 +3,7 @@
 import { proxyUrlOf } from '../config/run-config';
 import { StoreClient } from '../store/client';
 import { ServiceClient } from '../tinker';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 
 /** Where this worker reaches the services; set from the worker's flags/environment, they win over the run config. */
 export interface ServiceOverrides {

@@ -2,7 +2,7 @@
 // trainStep that finds its record returns it instead of stepping again, so an optimizer step is applied exactly
 // once; one that finds none restarts from the parent state (see policy-client.ts). Records live in the store
 // (run-records.ts), so a retry on any host finds them.
-import type { TrainStepResult, RunSettings } from '../workflows/run-types';
+import type { TrainStepResult, RunSettings } from '../shared/run-types';
 import { findRecord, putRecords } from './run-records';
 
 export interface StepRecord {

@@ -5,12 +5,12 @@
 import { makeTrajectoryGroup, reconstructTransitions, type RolloutStatus, type TrajectoryGroup } from '../rl';
 import type { StoreClient } from '../store/client';
 import type { StoreSpan, Triplet } from '../rl/adapters/types';
-import type { CollectedGroup, Metrics, RunSettings } from '../workflows/run-types';
+import type { CollectedGroup, Metrics, RunSettings } from '../shared/run-types';
 import { makeTripletAdapter } from '../rl/adapters';
 import { POLICY_STEP_ATTRIBUTE, PROXY_SPAN_NAME } from '../proxy/span';
 import { oldestServedStep } from '../rl/served-staleness';
 import { getRewardValue } from '../store/span-rewards';
-import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../workflows/missing-rewards';
+import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../shared/missing-rewards';
 
 export interface BuiltGroups {
   groups: TrajectoryGroup[];

@@ -1,6 +1,6 @@
 // The activity signatures the training workflow calls. Workflow code imports this file for types only.
-import type { CollectedBatch, GroupResult, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
-import type { StartedGroup } from '../workflows/async-scheduler';
+import type { CollectedBatch, GroupResult, Metrics, PolicyState, RunSettings, TrainStepResult } from '../shared/run-types';
+import type { StartedGroup } from '../shared/async-groups';
 import type { RunConfigInput } from '../config/run-config';
 
 export interface PreparedRun {

@@ -7,7 +7,7 @@ import { exportRunFiles } from '../activities/run-export';
 import { localRunFile } from '../activities/run-records';
 import { setServiceOverrides, storeClient } from '../activities/services';
 import { writeRunReport } from '../report/write-report';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 
 export const DEFAULT_STORE_URL = 'http://127.0.0.1:4747';
 

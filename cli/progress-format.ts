@@ -1,5 +1,5 @@
 // How a run's progress reads to a person: one line, the same in a terminal and in a log.
-import type { Progress } from '../workflows/run-types';
+import type { Progress } from '../shared/run-types';
 import { positionText, unitOf } from '../workflows/batch-numbering';
 
 const fmt = (x: number | undefined, digits = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));

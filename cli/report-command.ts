@@ -9,7 +9,7 @@ import { workflowUiLink, type TemporalSettings } from '../common/temporal-settin
 import { UsageError } from '../common/service-args';
 import { loadRun, type RunData } from '../report/run-data';
 import { reportPath, writeReport } from '../report/write-report';
-import type { TrainingRunInput } from '../workflows/run-types';
+import type { TrainingRunInput } from '../shared/run-types';
 import { workflowIdFor } from './run-commands';
 
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();

@@ -1,5 +1,5 @@
 // How a finished run reads in one line (`status`, `watch`): how far it got, its last rewards, its final checkpoint.
-import type { TrainingRunResult } from '../workflows/run-types';
+import type { TrainingRunResult } from '../shared/run-types';
 
 const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(3));
 

@@ -4,7 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from 
 import type { RunConfig } from '../config/run-config';
 import { runNameOf } from '../config/run-config';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../workflows/messages';
-import type { CheckpointSaved, ConfigureResult, Progress, TrainingRunResult } from '../workflows/run-types';
+import type { CheckpointSaved, ConfigureResult, Progress, TrainingRunResult } from '../shared/run-types';
 import type { RunChanges } from '../config/run-changes';
 import type { trainingRun } from '../workflows/training-run';
 import { progressLine, RewardHistory } from './progress-format';

@@ -3,7 +3,7 @@
 // (Temporal Cloud registers them in its console). A run on a namespace without them fails every
 // workflow task with BadSearchAttributes, so the worker and `client status` name them instead of stalling.
 import { temporal } from '@temporalio/proto';
-import { ALL_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 
 type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 const IVT = temporal.api.enums.v1.IndexedValueType;

@@ -1,7 +1,7 @@
 // What `npm start`'s progress line adds about what the run is waiting for: the local trainer building the base
 // model (its step, and an estimate of the time left), or runners (none started here, or none polling the store).
 import { StoreClient } from '../store/client';
-import type { Progress } from '../workflows/run-types';
+import type { Progress } from '../shared/run-types';
 
 /** What the trainer prints while it builds a base model (trainer/model/base-models.ts). */
 const STEP_LINE = /base (\S+): step (\d+)\/(\d+)/g;

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startProcess, type ManagedProcess } from '../common/processes';
-import { ALL_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { provisionTemporalCli } from './temporal-cli';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
 import { pyJsonDumps } from '../chat/py-json';
 import { RunChangesSchema } from '../config/run-changes';
 import type { RunRecordInput } from '../store/run-records';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 
 /** The changeable settings whose value for this step differs from config.json. */
 export function changesInForce(settings: RunSettings, configured: Record<string, unknown>): Record<string, number> {

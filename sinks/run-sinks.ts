@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parsePyJsonLine, readJsonl, runPaths } from '../records/run-files';
-import type { RunSettings } from '../workflows/run-types';
+import type { RunSettings } from '../shared/run-types';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { writeRunReport } from '../report/write-report';
 import { writeTensorboard, type StepRow } from './tensorboard';

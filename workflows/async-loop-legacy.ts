@@ -17,7 +17,7 @@ import type { TraceEvent } from '../activities/types';
 import { AsyncScheduler, groupKey, initialSchedulerState, stalenessOf, type FinishedGroup, type SchedulerCounts, type StartedGroup } from './async-scheduler';
 import type { RunControl } from './run-control';
 import { checkpointName } from './run-control';
-import type { AsyncCarried, CollectedBatch, Metrics } from './run-types';
+import type { AsyncCarried, CollectedBatch, Metrics } from '../shared/run-types';
 import { evaluate, type LoopContext } from './sync-loop';
 
 /** The trainStep input for a batch of finished groups. */

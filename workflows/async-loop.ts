@@ -14,7 +14,7 @@ import type { TraceEvent } from '../activities/types';
 import { AsyncScheduler, groupKey, initialSchedulerState, stalenessOf, type AsyncSettings, type FinishedGroup, type SchedulerCounts, type StartedGroup } from './async-scheduler';
 import type { RunControl } from './run-control';
 import { checkpointName } from './run-control';
-import type { AsyncCarried, CollectedBatch, Metrics, RunSettings } from './run-types';
+import type { AsyncCarried, CollectedBatch, Metrics, RunSettings } from '../shared/run-types';
 import { evaluate, type LoopContext } from './sync-loop';
 
 /** The trainStep input for a batch of finished groups; each names the policy step it was started under. */

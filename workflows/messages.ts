@@ -2,7 +2,7 @@
 // checkpoint now and to change settings from the next batch, a query for progress. Names are what `temporal workflow signal/update/query --name ...` takes.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RunChanges } from '../config/run-changes';
-import type { CheckpointSaved, ConfigureResult, Progress, StopRequest } from './run-types';
+import type { CheckpointSaved, ConfigureResult, Progress, StopRequest } from '../shared/run-types';
 
 export const pauseSignal = defineSignal<[]>('pause');
 export const resumeSignal = defineSignal<[]>('resume');

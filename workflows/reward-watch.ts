@@ -2,16 +2,12 @@
 // nothing) and batches skipped with their weights unchanged. The latest such note is the run's warning (progress
 // query, progress line, UI current details); after `pauseAfterBatchesWithoutReward` steps in a row without any
 // reward the run pauses itself with the reason, and `resume` lets it go on once the agents are fixed.
-import { batchWithoutRewards, missingRewardNote } from './missing-rewards';
-import type { Metrics } from './run-types';
+import { batchWithoutRewards, missingRewardNote, type RewardWatchState } from '../shared/missing-rewards';
+import type { Metrics } from '../shared/run-types';
 
 const plural = (unit: string) => (unit.endsWith('h') ? `${unit}es` : `${unit}s`);
 
-export interface RewardWatchState {
-  /** Steps in a row whose succeeded rollouts carried no reward. */
-  batchesWithoutReward: number;
-  warning: string | null;
-}
+export type { RewardWatchState };
 
 export class RewardWatch {
   state: RewardWatchState;

@@ -6,8 +6,8 @@ import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, 
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import { parseRunChanges, type RunChanges } from '../config/run-changes';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
-import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from './run-types';
-import { BATCH, PHASE, TRAIN_REWARD } from './search-attributes';
+import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from '../shared/run-types';
+import { BATCH, PHASE, TRAIN_REWARD } from '../shared/search-attributes';
 import { positionText, unitOf } from './batch-numbering';
 import { RewardWatch } from './reward-watch';
 import { DEFAULT_STOP_GRACE_SECONDS, StopGrace } from './stop-grace';

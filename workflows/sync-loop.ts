@@ -6,8 +6,8 @@ import { condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TraceEvent } from '../activities/types';
 import type { ActivityStubs } from './activity-stubs';
 import { checkpointName, type RunControl } from './run-control';
-import type { Metrics, PolicyState, RunSettings, TrainingRunInput } from './run-types';
-import { EVAL_REWARD } from './search-attributes';
+import type { Metrics, PolicyState, RunSettings, TrainingRunInput } from '../shared/run-types';
+import { EVAL_REWARD } from '../shared/search-attributes';
 
 export interface LoopContext {
   config: TrainingRunInput['config'];

@@ -10,8 +10,8 @@ import { asyncLoop } from './async-loop';
 import { asyncLoopLegacy } from './async-loop-legacy';
 import type { SchedulerCounts } from './async-scheduler';
 import { checkpointName, RunControl } from './run-control';
-import type { RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
-import { MODEL_NAME, RUN_NAME } from './search-attributes';
+import type { RunSettings, TrainingRunInput, TrainingRunResult } from '../shared/run-types';
+import { MODEL_NAME, RUN_NAME } from '../shared/search-attributes';
 import { syncLoop } from './sync-loop';
 
 /** The CLI passes the config file as it is; the client wraps it with carried state. Both are accepted. */

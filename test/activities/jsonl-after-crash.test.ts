@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { appendJsonl, runPaths } from '../../records/run-files';
-import type { PolicyState, RunSettings } from '../../workflows/run-types';
+import type { PolicyState, RunSettings } from '../../shared/run-types';
 import { mountSmallVolume } from '../helpers/small-volume';
 import { closeServices } from '../../activities/services';
 import { startTestStore, type TestStore } from '../store/helpers';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { logMetrics } from '../../activities/record-run';
 import { appendJsonl, readJsonl, runPaths } from '../../records/run-files';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import type { TraceEvent } from '../../activities/types';
 import { closeServices } from '../../activities/services';
 import { startTestStore, type TestStore } from '../store/helpers';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { readJsonl, runPaths } from '../../records/run-files';
 import { commitStepRecord, readStepRecord } from '../../activities/step-records';
-import type { RunSettings, TrainStepResult } from '../../workflows/run-types';
+import type { RunSettings, TrainStepResult } from '../../shared/run-types';
 import { closeServices } from '../../activities/services';
 import { startTestStore, type TestStore } from '../store/helpers';
 

@@ -11,7 +11,7 @@ import { exportCounts, exportRunFiles } from '../../activities/run-export';
 import { readJsonl, runPaths } from '../../records/run-files';
 import { closeServices } from '../../activities/services';
 import { readStepRecord } from '../../activities/step-records';
-import type { PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';
+import type { PolicyState, RunSettings, TrainStepResult } from '../../shared/run-types';
 import { startTestStore, type TestStore } from '../store/helpers';
 
 let store: TestStore;

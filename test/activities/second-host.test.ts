@@ -22,7 +22,7 @@ import { runActivity, startActivityBench, type ActivityBench } from '../helpers/
 import { weightsOf } from '../chaos/harness';
 import type { AgentFunction } from '../../agents/runner';
 import { helloAgent } from '../../agents/examples/hello';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 
 // Rewards group member 1 only, so the step has a gradient and a second optimizer step would show in the weights.
 const memberAgent: AgentFunction<string> = async (task, ctx) => {

@@ -12,7 +12,7 @@ import { runNameOf } from '../../config/run-config';
 import { rewardSpan } from '../../store/reward-span';
 import { buildSpan } from '../../proxy/span';
 import type { TrainerServer } from '../../trainer/server/server';
-import type { CollectedBatch, RunSettings } from '../../workflows/run-types';
+import type { CollectedBatch, RunSettings } from '../../shared/run-types';
 import { runActivity } from '../helpers/activity-bench';
 import { startTestStore, type TestStore } from '../store/helpers';
 import { startTestTrainer, TEST_MODEL } from '../tinker/helpers';

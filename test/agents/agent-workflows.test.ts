@@ -19,7 +19,7 @@ import { StoreClient } from '../../store/client';
 import type { Span } from '../../store/types';
 import { rewardOf } from '../../store/reward-span';
 import { helloReward } from '../../agents/examples/hello-task';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { ROOT } from '../helpers/commands';
 

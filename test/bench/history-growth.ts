@@ -17,7 +17,7 @@ import { startRunners } from '../../agents/runner';
 import { stopAllProcesses } from '../../common/processes';
 import { StoreClient } from '../../store/client';
 import { trainingRun } from '../../workflows';
-import type { PolicyState } from '../../workflows/run-types';
+import type { PolicyState } from '../../shared/run-types';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { flag, loadAverage, startStoreProcess, stringFlag, writeResult } from './bench-kit';
 

@@ -9,7 +9,7 @@ import { logMetrics } from '../../activities/record-run';
 import { closeServices } from '../../activities/services';
 import type { TraceEvent } from '../../activities/types';
 import { startStoreServer } from '../../store/server';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import { flag, loadAverage, mean, quantile, writeResult } from './bench-kit';
 
 const args = process.argv.slice(2);

@@ -6,7 +6,7 @@
 // async/staleness_* and labels only as cross-checks), and one metrics row per step (plus the final evaluation's).
 import { readJsonl, runPaths } from '../../records/run-files';
 import { stepRecordsOf } from '../helpers/run-records';
-import type { TrainingRunResult } from '../../workflows/run-types';
+import type { TrainingRunResult } from '../../shared/run-types';
 import { weightsOf } from './harness';
 import { servedGroupsOf, servedStalenessViolations } from '../helpers/served-staleness';
 

@@ -20,7 +20,7 @@ import { validateRunConfig } from '../../config/load';
 import { startOrAttach } from '../../cli/run-commands';
 import { FAULT_POINTS } from '../../common/fault-points';
 import type { trainingRun } from '../../workflows/training-run';
-import type { TrainingRunResult } from '../../workflows/run-types';
+import type { TrainingRunResult } from '../../shared/run-types';
 import { asyncOutcomeOf } from './async-invariants';
 import { armPoints, describeFault, FAULT_KINDS, injectAt, LONG_FREEZE_MS, outcomeOf, planFaults, pointFired, type ChaosEnv, type Fault, type FaultKind, type RunOutcome } from './harness';
 import { mountSmallVolume, smallVolumeUnavailable, type SmallVolume } from '../helpers/small-volume';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { progressLine } from '../../cli/progress-format';
-import type { Progress } from '../../workflows/run-types';
+import type { Progress } from '../../shared/run-types';
 
 const base: Progress = {
   runName: 'hello',

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { progressLine, RewardHistory, sparkline } from '../../cli/progress-format';
-import type { Progress } from '../../workflows/run-types';
+import type { Progress } from '../../shared/run-types';
 
 test('rewards within 0..1 on a fixed scale, others on their own range, gaps as spaces', () => {
   assert.equal(sparkline([0, 0.5, 1]), '▁▅█');

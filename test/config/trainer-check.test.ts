@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import { runActivity } from '../helpers/activity-bench';
 import { ConfigError } from '../../config/errors';
 import { validateRunConfig } from '../../config/load';

@@ -4,7 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
 import { provisionTemporalCli } from '../../dev/temporal-cli';
-import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES } from '../../shared/search-attributes';
 
 let runtimeInstalled = false;
 /** Workers log at WARN in tests, so test output stays readable. */

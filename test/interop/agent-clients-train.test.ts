@@ -26,7 +26,7 @@ import type { RunConfig } from '../../config/run-config';
 import type { Stack } from '../../dev/stack';
 import { prepareTrainingBatch, type Datum } from '../../rl';
 import { StoreClient } from '../../store/client';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
 
 const CLIENTS = [

@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { publishPolicy } from '../../activities/publish-policy';
 import type { StoreClient } from '../../store/client';
 import type { Span } from '../../store/types';
-import type { PolicyState, RunSettings } from '../../workflows/run-types';
+import type { PolicyState, RunSettings } from '../../shared/run-types';
 import { post } from './helpers';
 
 export const MSG = (content = 'hi') => ({ messages: [{ role: 'user', content }] });

@@ -14,7 +14,7 @@ import { fakeTrainingActivities, type Recorder } from './fake-training-activitie
 import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
 import type { StartedGroup } from '../../workflows/async-scheduler';
-import type { RunSettings } from '../../workflows/run-types';
+import type { RunSettings } from '../../shared/run-types';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
 
 let env: TestWorkflowEnvironment | undefined;

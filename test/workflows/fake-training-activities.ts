@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
 import type { PreparedRun, TraceEvent, TrainingActivities } from '../../activities/types';
 import { runNameOf, type RunConfigInput } from '../../config/run-config';
 import { validateRunConfig } from '../../config/load';
-import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';
+import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../../shared/run-types';
 
 export interface Recorder {
   calls: string[];

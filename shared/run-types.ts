@@ -2,8 +2,8 @@
 // travels through Temporal history.
 import type { RunChanges } from '../config/run-changes';
 import type { RunConfig, RunConfigInput } from '../config/run-config';
-import type { SchedulerCounts, SchedulerState } from './async-scheduler';
-import type { RewardWatchState } from './reward-watch';
+import type { SchedulerCounts, SchedulerState } from './async-groups';
+import type { RewardWatchState } from './missing-rewards';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
