@@ -8,7 +8,7 @@ import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
 import { faultFires, faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from '../store/llm-resource';
-import type { ProxyChoice } from './proxy-choice';
+import { watchProxy, type ProxyChoice } from './proxy-choice';
 import { rewardSpan } from '../store/reward-span';
 import { rewardFromResult } from './reward';
 
@@ -155,7 +155,7 @@ export class AgentRunner<T = Json> {
     const rid = rollout.rollout_id;
     const aid = rollout.attempt.attempt_id;
     let status: 'succeeded' | 'failed' = 'failed';
-    const proxy = this.options.proxies?.pick();
+    const proxy = await this.options.proxies?.pickAnswering();
     const beat = setInterval(() => {
       this.client.updateAttempt(rid, aid, { last_heartbeat_time: Date.now() / 1000 }, { timeoutMs: 10_000 })
         .catch((err: Error) => this.log(`attempt heartbeat failed: ${err.message}`));
@@ -167,6 +167,8 @@ export class AgentRunner<T = Json> {
     const stop = () => rolloutSignal.abort(this.abort.signal.reason);
     if (this.abort.signal.aborted) stop();
     else this.abort.signal.addEventListener('abort', stop, { once: true });
+    // A proxy whose host is lost or cut off leaves calls hanging until their own deadline: fail the attempt instead.
+    const unwatch = proxy ? watchProxy(proxy, (why) => rolloutSignal.abort(new Error(why))) : () => {};
     try {
       const resources = await this.resourcesFor(rollout);
       if (!resources) throw new Error(`no resources for rollout ${rid} (resources_id ${rollout.resources_id ?? 'latest'})`);
@@ -193,6 +195,7 @@ export class AgentRunner<T = Json> {
       this.log(`rollout ${rid} attempt ${aid}${proxy ? ` (proxy ${proxy})` : ''} failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       clearInterval(beat);
+      unwatch();
       this.abort.signal.removeEventListener('abort', stop);
     }
     try {

@@ -40,8 +40,11 @@ async function main(): Promise<void> {
   const result = await handle.result();
   const storeUrl = cfg.storeAddress ?? process.env.AGL_STORE_URL!;
   const dir = await exportCommand(cfg.runName!, mkdtempSync(path.join(os.tmpdir(), 'agl-w22h-export-')), storeUrl);
-  const outcome = await outcomeOf(trainerDir!, storeUrl, cfg.runName!, dir, result.batchesCompleted);
-  const steps = (await stepRecordsOf(storeUrl, cfg.runName!)).map((r) => r.result.state.step);
+  // The run's instance (`<runName>@<first run id>`): the records the workflow wrote.
+  const instances = [...new Set((await new StoreClient(storeUrl).runsWithRecords()).map((r) => r.run).filter((r) => r.startsWith(`${cfg.runName!}@`)))];
+  if (instances.length !== 1) throw new Error(`run ${cfg.runName}: ${instances.length} instances in the store (${instances.join(', ')})`);
+  const outcome = await outcomeOf(trainerDir!, storeUrl, instances[0]!, dir, result.batchesCompleted);
+  const steps = (await stepRecordsOf(storeUrl, instances[0]!)).map((r) => r.result.state.step);
   // Every rollout of this run and its attempts, as the store has them.
   const store = new StoreClient(storeUrl);
   const rollouts = (await store.queryRollouts({ limit: 10_000 })).items.filter((r) => (r.metadata as Record<string, unknown> | null)?.agl_run === cfg.runName!);

@@ -27,7 +27,7 @@ const log = (line: string) => process.stdout.write(`[multi-host ${((Date.now() -
 
 let net: Network | undefined;
 const procs: HostProcess[] = [];
-const TOKENS = { AGL_STORE_TOKEN: 'w22h-store-token', AGL_TRAINER_TOKEN: 'w22h-trainer-token', AGL_PROXY_ADMIN_TOKEN: 'w22h-proxy-token' };
+const TOKENS = { AGL_STORE_TOKEN: 'w22h-store-token', AGL_TRAINER_TOKEN: 'tml-w22h-trainer-token', AGL_PROXY_ADMIN_TOKEN: 'w22h-proxy-token' };
 
 /** The environment every process gets: the tokens, plain Temporal settings, no service URL of the caller's. */
 function baseEnv(): NodeJS.ProcessEnv {
@@ -224,10 +224,9 @@ test('a run over hosts that fail ends with the weights of the same run on one ho
     const retried = several.attempts.filter((r) => r.attempts.some((a) => onR(a.worker) && a.status !== 'succeeded'));
     log(`rollouts: ${several.attempts.length}, held by r when cut off and retried: ${retried.length}`);
     assert.ok(retried.length > 0, 'r held rollouts when it was cut off');
-    for (const r of retried) {
-      assert.equal(r.status, 'succeeded', `rollout ${r.rollout} finished`);
-      assert.ok(r.attempts.some((a) => a.status === 'succeeded' && !onR(a.worker)), `rollout ${r.rollout} finished on another host`);
-    }
+    // Each finished (on r again, when r was back by then, or elsewhere), and some on another host while r was away.
+    for (const r of retried) assert.equal(r.status, 'succeeded', `rollout ${r.rollout} finished`);
+    assert.ok(retried.some((r) => r.attempts.some((a) => a.status === 'succeeded' && !onR(a.worker))), 'rollouts r held finished on other hosts');
   } catch (err) {
     for (const p of procs) {
       try {
