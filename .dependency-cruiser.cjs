@@ -1,6 +1,6 @@
 // The layering of the project's folders, checked by test/layering.test.ts (dependency-cruiser). Folders follow the
-// way data moves in a run: entry points → cli → workflows → activities → run records, report and sinks → services
-// (store, proxy, trainer, agents) → libraries (rl, chat, tinker, config) → common helpers. An import may only point
+// way data moves in a run: entry points → cli → workflows → activities → report and sinks → run records → the RL
+// math over spans (rl) → services (store, proxy, trainer, agents) → libraries (chat, tinker, config, shared) → common. An import may only point
 // down that line (or stay inside its own folder), and no file may import itself back through others, not even
 // through type-only imports.
 const LAYERS = [
@@ -10,8 +10,9 @@ const LAYERS = [
   ['^activities/'],
   ['^sinks/', '^report/'],
   ['^records/'],
+  ['^rl/'],
   ['^store/', '^proxy/', '^trainer/', '^agents/'],
-  ['^rl/', '^chat/', '^tinker/', '^config/'],
+  ['^chat/', '^tinker/', '^config/', '^shared/'],
   ['^common/'],
 ];
 

@@ -8,6 +8,8 @@ import { runNameOf } from './config/run-config';
 import { SettingsError, temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
 import { ping } from './cli/ping';
+import { render } from './cli/render-command';
+import { fetchTokenizerFiles } from './chat/tokenizer-files';
 import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch, workflowIdFor } from './cli/run-commands';
 import type { RunChanges } from './config/run-changes';
 import { progressLine } from './cli/progress-format';
@@ -45,6 +47,12 @@ commands:
                          the store into --dir D (default ./<runName>); again later, appends only what is new
                          (--store URL, default $AGL_STORE_URL or http://127.0.0.1:4747; AGL_STORE_TOKEN)
   ping                   run a health-check workflow on the worker
+  render --model M [--renderer R] [--supervised [--train-on W]] [--text] FILE
+                         FILE = {"messages": [...], "tools": [...]} (OpenAI chat format) rendered for model M as
+                         one JSON line {"tokens": [...]} (with --supervised also "weights"; --text adds the
+                         decoded pieces); no Temporal needed
+  tokenizer fetch M      download model M's tokenizer files from the Hugging Face hub into the HF cache
+                         (HF_HOME; HF_TOKEN if set), so render, validate and the proxy find them offline
 
 <run> is a runName or a workflow id (agl-run-<runName>). Batches count from 0, as metrics.jsonl's step.
 The server and how to reach it: Temporal's standard settings, as the Temporal CLI reads them (TEMPORAL_ADDRESS,
@@ -81,6 +89,11 @@ async function main(): Promise<void> {
         help: { type: 'boolean' },
         dir: { type: 'string' },
         store: { type: 'string' },
+        model: { type: 'string' },
+        renderer: { type: 'string' },
+        supervised: { type: 'boolean' },
+        'train-on': { type: 'string' },
+        text: { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,
@@ -117,6 +130,25 @@ async function main(): Promise<void> {
   const link = (id: string) => process.stdout.write(`${workflowUiLink(settings, id)}\n`);
 
   switch (command) {
+    case 'render': {
+      if (!parsed.values.model || !rest[0]) throw new UsageError('client render: needs --model M and a FILE, e.g. npm run client -- render --model Qwen/Qwen3-8B chat.json');
+      const { line, warning } = render({
+        model: parsed.values.model,
+        renderer: parsed.values.renderer,
+        supervised: parsed.values.supervised,
+        trainOnWhat: parsed.values['train-on'],
+        text: parsed.values.text,
+        file: rest[0],
+      });
+      if (warning) process.stderr.write(`warning: ${warning}\n`);
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+      return;
+    }
+    case 'tokenizer': {
+      if (rest[0] !== 'fetch' || !rest[1]) throw new UsageError('client tokenizer: usage: npm run client -- tokenizer fetch <org/Model>');
+      process.stdout.write(`${await fetchTokenizerFiles(rest[1])}\n`);
+      return;
+    }
     case 'validate': {
       const cfg = await loadConfigOrExit(rest[0]);
       process.stdout.write(`${rest[0]}: valid (run ${runNameOf(cfg)})\n`);
@@ -303,8 +335,9 @@ async function loadConfigOrExit(file: string | undefined) {
   if (!file) throw new UsageError(`client ${context.command}: needs a run config file, e.g. agents/examples/hello.run.json`);
   try {
     // Also against the trainer it names (model served, credential); notes say what could not be checked.
-    const { cfg, notes } = await checkRunConfigFile(file);
+    const { cfg, notes, warnings } = await checkRunConfigFile(file);
     for (const note of notes) process.stderr.write(`note: ${note}\n`);
+    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
     return cfg;
   } catch (err) {
     if (err instanceof ConfigError) {

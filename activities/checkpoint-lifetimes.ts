@@ -6,7 +6,7 @@
 import { TinkerApiError } from '../tinker';
 import type { PolicyState, RunSettings } from '../workflows/run-types';
 import { pyJsonDumps } from '../chat/py-json';
-import { parsePyJsonLine } from './run-files';
+import { parsePyJsonLine } from '../records/run-files';
 import { checkpointKey, putRecords, recordsAfter } from './run-records';
 import { tinkerFor } from './services';
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { batchTaskIndices, buildDatasets, type DatasetPlan, type Task } from '../config/dataset';
 import type { DatasetBuilderConfig } from '../config/run-config';
-import { runPaths, writeFileAtomic } from './run-files';
+import { runPaths, writeFileAtomic } from '../records/run-files';
 import { localRunFile } from './run-records';
 import type { RunSettings } from '../workflows/run-types';
 

@@ -8,7 +8,7 @@ import { runNameOf, type RunConfigInput } from '../config/run-config';
 import type { RunSettings } from '../workflows/run-types';
 import type { PreparedRun } from './types';
 import { DatasetMismatchError, snapshotDataset } from './dataset-snapshot';
-import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from './run-files';
+import { cutTornTail, runPaths, withRunDirLock, writeFileAtomic } from '../records/run-files';
 import { keepRunFile } from './run-records';
 
 /**

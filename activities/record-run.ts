@@ -3,7 +3,7 @@
 import type { Metrics, PolicyState, RunSettings } from '../workflows/run-types';
 import type { TraceEvent } from './types';
 import { pyJsonDumps } from '../chat/py-json';
-import { runPaths, withRunDirLock } from './run-files';
+import { runPaths, withRunDirLock } from '../records/run-files';
 import { faultPoint } from '../common/fault-points';
 import { keepFinalCheckpoint } from './checkpoint-lifetimes';
 import { configuredRecord } from '../sinks/configured';

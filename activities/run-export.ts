@@ -4,15 +4,14 @@
 // the store's order. Any host that runs it ends with the same bytes, and the cost of step 10,000 is that of step
 // 100. Callers hold the run directory lock (run-files.ts) so two processes on one host do not append the same
 // records at once.
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { RunRecord, RunRecordKind } from '../store/run-records';
 import type { RunSettings } from '../workflows/run-types';
-import { configuredFile } from '../report/run-data';
-import { appendSynced } from '../sinks/append-synced';
+import { appendSynced } from '../records/append-synced';
 import { checkpointKey, findRecord, recordsAfter, traceKey, type RecordId } from './run-records';
-import { cutTornTail, parsePyJsonLine, runPaths, readJsonl } from './run-files';
-import { mkdirSync } from 'node:fs';
+import { cutTornTail, parsePyJsonLine, runPaths } from '../records/run-files';
+import { runKey } from './rollout-batch';
 
 interface Export {
   kind: RunRecordKind;
@@ -29,9 +28,12 @@ export function runExports(logPath: string): Export[] {
     { kind: 'trace', file: p.trace, idOf: (l) => ({ kind: 'trace', key: traceKey(l) }) },
     { kind: 'metrics', file: p.metrics, idOf: (l) => ({ kind: 'metrics', step: Number(rowOf(l).step), key: '' }) },
     { kind: 'checkpoint', file: p.checkpoints, idOf: (l) => ({ kind: 'checkpoint', key: checkpointKey(rowOf(l)) }) },
-    { kind: 'configured', file: configuredFile(logPath), idOf: (l) => ({ kind: 'configured', step: Number(rowOf(l).step), key: '' }) },
+    { kind: 'configured', file: p.configured, idOf: (l) => ({ kind: 'configured', step: Number(rowOf(l).step), key: '' }) },
   ];
 }
+
+/** Records this process's exports read from the store (so a test can see an export read only what is new). */
+export const exportCounts = { recordsRead: 0 };
 
 /** The file's size; -1 when there is none. */
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : -1);
@@ -39,6 +41,7 @@ const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : -1);
 // Per file: its size after this process's last export and the seq of its last record, so the file's tail is read
 // (and its record looked up) again only when someone else changed it.
 const cursors = new Map<string, { size: number; seq: number }>();
+const cursorKey = (settings: RunSettings, ex: Export) => `${runKey(settings)}\u0000${ex.file}`;
 
 /** The last complete line of a file (a torn one is cut off first), reading only its end. */
 export function lastLine(file: string): string | null {
@@ -62,11 +65,12 @@ export function lastLine(file: string): string | null {
 
 /** The seq after which the store's records are missing from `file`; appends what a foreign file lacks. */
 async function cursorOf(settings: RunSettings, ex: Export): Promise<number> {
-  const known = cursors.get(ex.file);
+  const known = cursors.get(cursorKey(settings, ex));
   if (known && sizeOf(ex.file) === known.size) return known.seq;
   const line = lastLine(ex.file);
   if (line === null) return 0;
-  const rec = await findRecord(settings, ex.idOf(line));
+  const id = ex.idOf(line);
+  const rec = id.step === undefined || Number.isInteger(id.step) ? await findRecord(settings, id) : undefined;
   if (rec) return rec.seq;
   // The file's last row is no record of this run (a file from an earlier run of the same name, say): append the
   // records whose rows it lacks, as the files did before they were exports. Read in full once, then by cursor.
@@ -91,7 +95,10 @@ export async function exportRunFiles(settings: RunSettings, logPath = settings.l
   const seqs = new Map<RunRecordKind, number>();
   for (const ex of exports) seqs.set(ex.kind, await cursorOf(settings, ex));
   const newMetrics: RunRecord[] = [];
+  let readThrough = 0;
   for await (const page of recordsAfter(settings, exports.map((e) => e.kind), Math.min(...seqs.values()))) {
+    readThrough = page[page.length - 1]!.seq;
+    exportCounts.recordsRead += page.length;
     for (const ex of exports) {
       const mine = page.filter((r) => r.kind === ex.kind && r.seq > seqs.get(ex.kind)!);
       if (mine.length === 0) continue;
@@ -100,10 +107,8 @@ export async function exportRunFiles(settings: RunSettings, logPath = settings.l
       if (ex.kind === 'metrics') newMetrics.push(...mine);
     }
   }
-  // A file that has no records yet (configured.jsonl of a run never configured) is up to date as well.
-  for (const ex of exports) cursors.set(ex.file, { size: sizeOf(ex.file), seq: seqs.get(ex.kind)! });
+  // Every file is up to date through the last record read, those with no record of their kind since included
+  // (configured.jsonl of a run never configured): the next export starts there, not where their kind last was.
+  for (const ex of exports) cursors.set(cursorKey(settings, ex), { size: sizeOf(ex.file), seq: Math.max(seqs.get(ex.kind)!, readThrough) });
   return newMetrics;
 }
-
-/** The rows of metrics.jsonl (when a sink must catch up from the start). */
-export const allMetricRows = (logPath: string) => readJsonl(runPaths(logPath).metrics);

@@ -7,9 +7,9 @@ import path from 'node:path';
 import type { RunRecord, RunRecordInput, RunRecordKind } from '../store/run-records';
 import type { RunSettings } from '../workflows/run-types';
 import { runKey } from './rollout-batch';
-import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from './run-files';
+import { cutTornTail, parsePyJsonLine, runPaths, writeFileAtomic } from '../records/run-files';
 import { storeFor } from './services';
-import { configuredFile } from '../report/run-data';
+import { StoreHttpError } from '../store/client';
 
 /** How a record is found again: (kind, step, key). */
 export interface RecordId {
@@ -25,18 +25,28 @@ export const checkpointKey = (row: Record<string, unknown>) => `${row.rolling ? 
 
 const imported = new Set<string>();
 
+/** A store without the run records API (the Python `agl store`, an older agl-temporal store) says so plainly. */
+function explained(settings: RunSettings) {
+  return (err: unknown): never => {
+    if (err instanceof StoreHttpError && err.status === 404 && /Not Found/.test(err.body)) {
+      throw new Error(`the store at ${storeFor(settings).baseUrl} keeps no run records (${err.url} answered 404): a run's step records and rows need agl-temporal's store (store/main.ts, this version or later)`);
+    }
+    throw err;
+  };
+}
+
 /** Writes records (each unless its key exists) and returns the record that stands for each. */
 export async function putRecords(settings: RunSettings, records: RunRecordInput[]): Promise<RunRecord[]> {
   await importLocalRecords(settings);
   const out: RunRecord[] = [];
-  for (let i = 0; i < records.length; i += 1000) out.push(...(await storeFor(settings).putRunRecords(runKey(settings), records.slice(i, i + 1000))));
+  for (let i = 0; i < records.length; i += 1000) out.push(...(await storeFor(settings).putRunRecords(runKey(settings), records.slice(i, i + 1000)).catch(explained(settings))));
   return out;
 }
 
 /** The record with this id, if any. */
 export async function findRecord(settings: RunSettings, id: RecordId): Promise<RunRecord | undefined> {
   await importLocalRecords(settings);
-  const [rec] = await storeFor(settings).runRecords(runKey(settings), { ...id, limit: 1 });
+  const [rec] = await storeFor(settings).runRecords(runKey(settings), { ...id, limit: 1 }).catch(explained(settings));
   return rec;
 }
 
@@ -46,7 +56,7 @@ export async function* recordsAfter(settings: RunSettings, kind: RunRecordKind |
   let seq = afterSeq;
   const kinds = Array.isArray(kind) ? { kinds: kind } : { kind };
   for (;;) {
-    const page = await storeFor(settings).runRecords(runKey(settings), { ...kinds, after_seq: seq, limit: 1000 });
+    const page = await storeFor(settings).runRecords(runKey(settings), { ...kinds, after_seq: seq, limit: 1000 }).catch(explained(settings));
     if (page.length === 0) return;
     yield page;
     seq = page[page.length - 1]!.seq;
@@ -109,7 +119,7 @@ export async function importLocalRecords(settings: RunSettings): Promise<void> {
   }
   // Old trace events name no step; their key tells them apart.
   for (const l of lines(paths.trace)) records.push({ kind: 'trace', step: 0, key: traceKey(l), body: l });
-  for (const l of lines(configuredFile(settings.logPath))) records.push({ kind: 'configured', step: stepOf(l), body: l });
+  for (const l of lines(paths.configured)) records.push({ kind: 'configured', step: stepOf(l), body: l });
   const store = storeFor(settings);
   for (let i = 0; i < records.length; i += 1000) await store.putRunRecords(runKey(settings), records.slice(i, i + 1000));
   writeFileAtomic(path.join(paths.steps, IMPORTED_MARK), `${new Date().toISOString()} ${records.length} records to ${store.baseUrl} as run ${runKey(settings)}\n`);

@@ -12,6 +12,8 @@ import {
   type Datum,
 } from '../rl';
 import { isSendable } from '../rl/sendable';
+import { sequenceChunks } from '../rl/datums';
+import type { Datum as TinkerDatum } from '../tinker';
 import { refusedByTrainer } from './unfixable';
 import { missingRewardNote } from '../workflows/missing-rewards';
 import type { CollectedBatch, Metrics, PolicyState, RunSettings, TrainStepResult } from '../workflows/run-types';
@@ -26,10 +28,15 @@ import { trainSubsteps } from './train-substeps';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
-/** The datum as the trainer takes it: without `mask` (the cookbook strips it; advantages already zero there). */
-function toWire(d: Datum): { modelInput: number[]; lossFnInputs: Record<string, number[]> } {
-  const { modelInput, lossFnInputs } = removeMask(d);
-  return { modelInput, lossFnInputs: { ...lossFnInputs } };
+/**
+ * The datum as the trainer takes it: without `mask` (the cookbook strips it; advantages already zero there); a
+ * vision prompt's images as image chunks at their positions.
+ */
+function toWire(d: Datum): TinkerDatum {
+  const { modelInput, lossFnInputs, images } = removeMask(d);
+  const out: TinkerDatum = { modelInput, lossFnInputs: { ...lossFnInputs } };
+  if (images?.length) out.chunks = sequenceChunks(modelInput, images);
+  return out;
 }
 
 /**

@@ -7,7 +7,7 @@ import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
 
 export interface TokenizerJson {
-  added_tokens: { id: number; content: string; special?: boolean }[];
+  added_tokens: { id: number; content: string; special?: boolean; [field: string]: unknown }[];
   normalizer: { type: string } | null;
   pre_tokenizer: PreTokenizer | null;
   model: { type: string; vocab: Record<string, number>; merges: (string | [string, string])[]; ignore_merges?: boolean };
@@ -24,23 +24,6 @@ export interface BpeOptions {
   name: string;
   bosToken: string | null;
   eosToken: string | null;
-  /** transformers' clean_up_tokenization_spaces (tokenizer_config.json): decode drops the space before punctuation. */
-  cleanUpTokenizationSpaces?: boolean;
-}
-
-/** transformers' `clean_up_tokenization`, applied by decode when the tokenizer's config asks for it. */
-export function cleanUpTokenization(s: string): string {
-  return s
-    .replaceAll(' .', '.')
-    .replaceAll(' ?', '?')
-    .replaceAll(' !', '!')
-    .replaceAll(' ,', ',')
-    .replaceAll(" ' ", "'")
-    .replaceAll(" n't", "n't")
-    .replaceAll(" 'm", "'m")
-    .replaceAll(" 's", "'s")
-    .replaceAll(" 've", "'ve")
-    .replaceAll(" 're", "'re");
 }
 
 const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
@@ -102,7 +85,6 @@ export class BpeTokenizer implements Tokenizer {
   /** Added tokens that are not special (`<think>` in Qwen3): still matched when specials are taken literally. */
   private readonly plainAddedRegex: RegExp | null;
   private readonly splitRegexes: RegExp[];
-  private readonly cleanUp: boolean;
   private readonly nfc: boolean;
   private readonly ignoreMerges: boolean;
   private readonly cache = new Map<string, number[]>();
@@ -140,7 +122,6 @@ export class BpeTokenizer implements Tokenizer {
     this.addedRegex = regexOf([...this.added.keys()]);
     this.plainAddedRegex = regexOf(json.added_tokens.filter((t) => t.special === false).map((t) => t.content));
     this.splitRegexes = splitRegexesOf(json);
-    this.cleanUp = opts.cleanUpTokenizationSpaces === true;
     this.nfc = json.normalizer?.type === 'NFC';
     this.ignoreMerges = json.model.ignore_merges === true;
   }
@@ -173,8 +154,8 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[]): string {
-    const text = Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
-    return this.cleanUp ? cleanUpTokenization(text) : text;
+    // transformers 5 decodes fast tokenizers without clean_up_tokenization, whatever tokenizer_config says.
+    return Buffer.concat(ids.map((id) => this.tokenBytes(id))).toString('utf8');
   }
 
   tokenBytes(id: number): Uint8Array {

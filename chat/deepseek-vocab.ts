@@ -80,7 +80,9 @@ export type DeepSeekVocab = 'v3' | 'v3.1' | 'v4';
 
 function withAdded(json: TokenizerJson, extra: [number, string, boolean][]): TokenizerJson {
   const byId = new Map<number, AddedToken>(json.added_tokens.map((t) => [t.id, t]));
-  for (const [id, content, special] of extra) byId.set(id, { ...byId.get(id), id, content, special });
+  // Full HF AddedToken records, so the patched file also loads in Python (non-special tokens are normalized there).
+  const base = { single_word: false, lstrip: false, rstrip: false };
+  for (const [id, content, special] of extra) byId.set(id, { ...base, ...byId.get(id), id, content, special, normalized: !special });
   return { ...json, added_tokens: [...byId.values()].sort((a, b) => a.id - b.id) };
 }
 

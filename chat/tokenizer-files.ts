@@ -151,3 +151,16 @@ export async function fetchTokenizerFiles(model: string, opts: { env?: NodeJS.Pr
   if (revision === 'main') writeFileSync(path.join(root, 'refs', 'main'), 'main');
   return snapshot;
 }
+
+/**
+ * The path of a tokenizer.json with the files' patch applied (written into `scratchDir` when there is one), for
+ * tools that read the file themselves, e.g. the Python side of the parity test.
+ */
+export function tokenizerJsonPath(files: TokenizerFiles, scratchDir: string): string {
+  const file = path.join(files.dir, 'tokenizer.json');
+  if (!files.patch) return file;
+  mkdirSync(scratchDir, { recursive: true });
+  const out = path.join(scratchDir, `${files.origin.replace(/[^A-Za-z0-9.]+/g, '_')}.tokenizer.json`);
+  writeFileSync(out, JSON.stringify(files.patch(JSON.parse(readFileSync(file, 'utf8')) as TokenizerJson)));
+  return out;
+}

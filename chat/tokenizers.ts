@@ -37,7 +37,6 @@ export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokeniz
     name,
     bosToken: tokenText(files.config.bos_token),
     eosToken: tokenText(files.config.eos_token),
-    cleanUpTokenizationSpaces: files.config.clean_up_tokenization_spaces === true,
   });
 }
 

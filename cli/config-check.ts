@@ -5,14 +5,20 @@ import { ConfigError } from '../config/errors';
 import { loadRunConfigFile } from '../config/load';
 import type { RunConfig } from '../config/run-config';
 import { checkTrainer } from '../config/trainer-check';
+import { modelWarning } from '../config/model-fit';
 
-export async function checkRunConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<{ cfg: RunConfig; notes: string[] }> {
+/**
+ * `warnings`: the cookbook's warning when the renderer is not one its registry recommends for the model (the run
+ * may still be what the user wants, so it is not a problem).
+ */
+export async function checkRunConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<{ cfg: RunConfig; notes: string[]; warnings: string[] }> {
   const cfg = loadRunConfigFile(file);
   // The worker's TINKER_BASE_URL wins over the config's baseUrl; in the client's environment it says the same.
   const trainer = await checkTrainer(cfg, { baseUrl: env.TINKER_BASE_URL || cfg.baseUrl, env, timeoutMs: 10_000 });
   if (trainer.problems.length > 0) throw new ConfigError(file, trainer.problems);
   const notes = trainer.unreachable ? [`${trainer.unreachable} (not checked; the run checks again when it starts)`] : [];
-  return { cfg, notes: [...notes, ...localTrainerNotes(cfg)] };
+  const warning = modelWarning(cfg);
+  return { cfg, notes: [...notes, ...localTrainerNotes(cfg)], warnings: warning ? [warning] : [] };
 }
 
 /**

@@ -15,7 +15,7 @@ import { startOrAttach, watch, workflowIdFor } from '../cli/run-commands';
 import { failureMessage } from '../cli/mistakes';
 import { resultLine } from '../cli/result-line';
 import { runNameOf, type RunConfig } from '../config/run-config';
-import { runPaths } from '../activities/run-files';
+import { runPaths } from '../records/run-files';
 import { reportPath } from '../report/write-report';
 import type { trainingRun } from '../workflows/training-run';
 import { EXAMPLES, exampleConfig } from './examples';

@@ -1,5 +1,5 @@
 // The end-of-run summary: the reward curve from metrics.jsonl, time per batch, where the files are.
-import { readJsonl } from '../activities/run-files';
+import { readJsonl } from '../records/run-files';
 
 export interface CurvePoint {
   step: number;

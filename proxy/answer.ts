@@ -25,6 +25,11 @@ export interface InternalAnswer {
   /** Unix seconds. */
   created: number;
   promptTokenIds: number[];
+  /**
+   * A vision prompt's images at their positions in promptTokenIds (which hold placeholder ids there): recorded in
+   * the span so training sends the images, not the placeholders.
+   */
+  promptImages?: { at: number; data: string; format: 'png' | 'jpeg'; expected_tokens: number }[];
   choices: AnswerChoice[];
 }
 

@@ -3,7 +3,6 @@
 // and the rollout's policy), client-retry replay, sequence id, policy lease, render, sample with a deadline and
 // retries, parse, span. Returns the answer or throws ApiError; the server writes it out.
 import { createHash } from 'node:crypto';
-import type { Message, ToolSpec } from '../chat';
 import { HttpError } from '../common/http';
 import { buildAnswer, type InternalAnswer } from './answer';
 import { ApiError } from './errors';
@@ -11,43 +10,19 @@ import type { PolicyManager } from './policy';
 import { leasePolicy, rendererOf } from './policy-registry';
 import type { PolicyRegistry } from './policy-registry';
 import type { PolicySpec } from './policy-spec';
-import { buildPrompt } from './prompt';
+import { buildPrompt, promptImages } from './prompt';
 import { answerFromSpan } from './recorded';
 import { requestFingerprint } from './replay';
-import type { ChatRequest, SamplingOverrides } from './request';
+import type { ChatRequest } from './request';
 import type { CallPlan } from './rollout-seed';
 import { SamplerError } from './sampler';
 import type { Sampler, SampleParams, SampledSequence } from './sampler';
 import { buildSpan } from './span';
 import type { SpanSink } from './span-sink';
-import type { AttributeValue, Span } from '../store/types';
+import type { Span } from '../store/types';
+import type { ApiName, InternalCall } from './call-types';
 
-export type ApiName = 'chat' | 'responses' | 'messages' | 'completions';
-
-export interface InternalCall {
-  api: ApiName;
-  /** The answer's id, in the API's own form. */
-  id: string;
-  model: string | null;
-  /** The conversation, rendered with the policy's renderer ([] when `prompt` is given). */
-  messages: Message[];
-  /** OpenAI chat tool definitions shown to the model ([] for none, also for tool_choice "none"). */
-  tools: ToolSpec[];
-  /** A prompt rendered without chat template (Completions): a text, or token ids as given. */
-  prompt: { text: string } | { tokens: number[] } | null;
-  n: number;
-  stream: boolean;
-  /** User stop strings, cut after sampling. */
-  stop: string[];
-  /** Unset fields take the policy's defaults. */
-  sampling: SamplingOverrides;
-  /** How this API writes tool-call ids ("call_", "toolu_", ...). */
-  toolCallIdPrefix: string;
-  /** The span's trace id (32 hex digits), when the API finds its spans by it; else random. */
-  traceId?: string;
-  /** Attributes the API adds to the span of an answered call. */
-  spanAttributes?(answer: InternalAnswer): Record<string, AttributeValue>;
-}
+export type { ApiName, InternalCall };
 
 export interface CallOptions {
   /** The current policy (unscoped calls, rollouts whose resources name none) and its switch. */
@@ -196,6 +171,7 @@ async function sampleAndRecord(
         rawStops: prompt.raw ? (prompt.stop as number[]) : undefined,
         toolCallIdPrefix: call.toolCallIdPrefix,
       });
+      if (prompt.chunks) answer.promptImages = promptImages(prompt.chunks);
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }

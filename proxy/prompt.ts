@@ -5,7 +5,8 @@ import { isTextOnly, toInts, type Message, type ModelInputChunk, type Renderer, 
 import { IMAGE_PLACEHOLDER_TOKEN } from '../tinker/wire/types';
 import { withToolDeclarations } from '../chat/tools';
 import { badRequest } from './errors';
-import type { InternalCall } from './internal-call';
+import type { InternalAnswer } from './answer';
+import type { InternalCall } from './call-types';
 
 export interface Prompt {
   /** Token ids; with images, the flat view (an image's positions hold IMAGE_PLACEHOLDER_TOKEN). */
@@ -83,6 +84,17 @@ export function withToolResultNames(messages: readonly Message[]): Message[] {
     const name = names.get(m.tool_call_id);
     return name ? { ...m, name } : m;
   });
+}
+
+/** The images of a chunked prompt at their positions in its flat view. */
+export function promptImages(chunks: readonly ModelInputChunk[]): NonNullable<InternalAnswer['promptImages']> {
+  const out: NonNullable<InternalAnswer['promptImages']> = [];
+  let at = 0;
+  for (const c of chunks) {
+    if (c.type === 'image') out.push({ at, data: c.data, format: c.format, expected_tokens: c.expected_tokens });
+    at += c.type === 'image' ? c.expected_tokens : c.tokens.length;
+  }
+  return out;
 }
 
 function hasImage(m: Message): boolean {

@@ -5,7 +5,7 @@
 // The same span for every API (`agl.api` names it), so training treats their calls alike.
 import { randomBytes } from 'node:crypto';
 import type { InternalAnswer } from './answer';
-import type { InternalCall } from './internal-call';
+import type { InternalCall } from './call-types';
 import type { PolicySpec } from './policy-spec';
 import { stopSequenceAttribute } from './recorded';
 import type { AttributeValue, Span } from '../store/types';
@@ -51,6 +51,9 @@ function flattenMessages(prefix: string, messages: { role: string; content: Cont
   });
 }
 
+/** A vision prompt's images (JSON: [{at, data, format, expected_tokens}], positions in prompt_token_ids). */
+export const PROMPT_IMAGES_ATTRIBUTE = 'agl.prompt.images';
+
 export function buildSpan(x: SpanInput): Span {
   const traceId = x.call.traceId ?? randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
@@ -94,6 +97,7 @@ export function buildSpan(x: SpanInput): Span {
     a['gen_ai.usage.completion_tokens'] = completionTokens;
     a['gen_ai.usage.total_tokens'] = c.promptTokenIds.length + completionTokens;
     a['prompt_token_ids'] = c.promptTokenIds;
+    if (c.promptImages?.length) a[PROMPT_IMAGES_ATTRIBUTE] = JSON.stringify(c.promptImages);
     flattenMessages('gen_ai.completion', c.choices.map((ch) => ch.message), a);
     c.choices.forEach((ch, i) => {
       a[`gen_ai.completion.${i}.finish_reason`] = ch.finishReason;

@@ -2,7 +2,7 @@
 // checkpoints.jsonl, config.json and configured.jsonl (the settings `configure` changed, per step).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readJsonl, runPaths } from '../activities/run-files';
+import { readJsonl, runPaths } from '../records/run-files';
 
 export type Row = Record<string, number>;
 
@@ -34,7 +34,7 @@ export interface RunData {
   configured: ConfiguredAt[];
 }
 
-export const configuredFile = (logPath: string) => path.join(runPaths(logPath).dir, 'configured.jsonl');
+export const configuredFile = (logPath: string) => runPaths(logPath).configured;
 
 /** Reads a run's files; `status`, `uiLink` and `workflowId` override what the files alone can tell. */
 export function loadRun(logPath: string, over: Partial<Pick<RunData, 'status' | 'uiLink' | 'workflowId'>> = {}): RunData {

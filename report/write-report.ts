@@ -1,6 +1,6 @@
 // Writes a run's report to <logPath>/report.html (atomically, so a browser never reads half of one).
 import path from 'node:path';
-import { runPaths, writeFileAtomic } from '../activities/run-files';
+import { runPaths, writeFileAtomic } from '../records/run-files';
 import { loadRun, type RunData } from './run-data';
 import { renderReport } from './render-html';
 

@@ -65,7 +65,7 @@ export function incorporateKlPenalty(
     let klAdv = diffs[i]!.map((d, t) => klPenaltyCoef * masks[i]![t]! * (avg - d));
     if (klDiscountFactor > 0) klAdv = discountedFutureSum(klAdv, klDiscountFactor);
     const advantages = datum.lossFnInputs.advantages.map((a, t) => a + klAdv[t]!);
-    return { modelInput: datum.modelInput, lossFnInputs: { ...datum.lossFnInputs, advantages } };
+    return { ...datum, lossFnInputs: { ...datum.lossFnInputs, advantages } };
   });
   return { data: out, metrics: { kl_policy_base: avg } };
 }

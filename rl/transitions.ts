@@ -2,7 +2,7 @@
 // examples/tinker/agl_tinker/rollout.py. The agent owns the environment, so the
 // transitions are rebuilt from what the adapter found in the rollout's spans.
 import type { Triplet } from './adapters/types';
-import type { Metrics, Trajectory, Transition } from './types';
+import type { Metrics, SequenceImage, Trajectory, Transition } from './types';
 
 /** What reconstruction had to leave out; the reference only logs these. */
 export interface ReconstructNotes {
@@ -23,6 +23,19 @@ export interface ReconstructResult {
 
 function isTokenList(x: unknown): x is number[] {
   return Array.isArray(x);
+}
+
+/** A prompt's images as the proxy recorded them, each inside the prompt; anything else is an error naming it. */
+function imagesOf(x: unknown, promptLength: number): SequenceImage[] | undefined {
+  if (x === undefined || x === null) return undefined;
+  if (!Array.isArray(x)) throw new Error('triplet prompt.images must be a list');
+  return x.map((im, i) => {
+    const ok =
+      im && typeof im === 'object' && Number.isInteger(im.at) && Number.isInteger(im.expected_tokens) && im.expected_tokens > 0 &&
+      typeof im.data === 'string' && (im.format === 'png' || im.format === 'jpeg') && im.at >= 0 && im.at + im.expected_tokens <= promptLength;
+    if (!ok) throw new Error(`triplet prompt.images[${i}] is not an image inside the prompt ({at, data, format, expected_tokens})`);
+    return { at: im.at, data: im.data, format: im.format, expected_tokens: im.expected_tokens };
+  });
 }
 
 export function reconstructTransitions(triplets: readonly Triplet[]): ReconstructResult {
@@ -66,7 +79,16 @@ export function reconstructTransitions(triplets: readonly Triplet[]): Reconstruc
     }
     metrics['reward/not_null'] = triplet.reward !== null && triplet.reward !== undefined ? 1.0 : 0.0;
 
+    let obImages: SequenceImage[] | undefined;
+    try {
+      obImages = imagesOf(triplet.prompt.images, promptIds.length);
+    } catch {
+      // The prompt's ids mean nothing without their images: as a triplet without usable token ids.
+      notes.skippedNoTokenIds += 1;
+      return;
+    }
     transitions.push({
+      ...(obImages ? { obImages } : {}),
       ob: [...promptIds],
       acTokens: [...responseIds],
       acLogprobs,

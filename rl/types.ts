@@ -5,10 +5,24 @@
 /** Scalar metrics, as the cookbook's `dict[str, float | int]`. */
 export type Metrics = Record<string, number>;
 
+/**
+ * An image inside a token sequence (a vision model's prompt): it takes positions [at, at + expected_tokens), which
+ * hold placeholder ids in the flat sequence; the Tinker datum carries the image itself there (an image chunk).
+ */
+export interface SequenceImage {
+  at: number;
+  /** The image's bytes, base64. */
+  data: string;
+  format: 'png' | 'jpeg';
+  expected_tokens: number;
+}
+
 /** One LLM call of an episode: the full prompt seen before acting and the sampled reply. */
 export interface Transition {
   /** Observation: every prompt token the model saw for this call. */
   ob: number[];
+  /** The images of the observation, at their positions in `ob`. */
+  obImages?: SequenceImage[];
   /** Sampled action tokens. */
   acTokens: number[];
   /** Sampling logprob per action token; null when the span did not carry usable logprobs. */
@@ -44,6 +58,8 @@ export interface LossFnInputs {
 export interface Datum {
   modelInput: number[];
   lossFnInputs: LossFnInputs;
+  /** The images of the model input, at their positions in `modelInput` (sent as image chunks). */
+  images?: SequenceImage[];
 }
 
 /** Where a datum came from, as the cookbook's metadata_D. */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parsePyJsonLine, readJsonl, runPaths } from '../activities/run-files';
+import { parsePyJsonLine, readJsonl, runPaths } from '../records/run-files';
 import type { RunSettings } from '../workflows/run-types';
 import { temporalSettings, workflowUiLink } from '../common/temporal-settings';
 import { writeRunReport } from '../report/write-report';
@@ -128,7 +128,8 @@ export function writeStepSinks(settings: RunSettings, where: RunLocation, added:
   if (ok) caughtUp.add(id);
   else caughtUp.delete(id);
   const last = rows.length ? Math.max(...rows.map((r) => r.step)) : undefined;
-  if (added === 'all' || last === undefined || reportDue(reportedAt.get(id), last)) {
+  // An export with no new step (a checkpoint row) waits for the next due rewrite, or the final one.
+  if (added === 'all' || (last !== undefined && reportDue(reportedAt.get(id), last))) {
     if (guarded('report', settings, () => writeRunReport(settings.logPath, where)) && last !== undefined) reportedAt.set(id, last);
   }
 }

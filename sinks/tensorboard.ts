@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, statSyn
 import os from 'node:os';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { appendSynced } from './append-synced';
+import { appendSynced } from '../records/append-synced';
 import { frameRecord, readRecords } from './tfrecord';
 
 // tensorflow/core/util/event.proto and framework/summary.proto, the fields a scalar needs, encoded by hand so

@@ -4,7 +4,7 @@
 // continue-as-new the next writer finds it, cuts off a torn last record and appends only the steps it lacks.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { appendSynced } from './append-synced';
+import { appendSynced } from '../records/append-synced';
 import { FILE_HEADER, frame, unframe } from './wandb-log-format';
 import { decodeRecord, encodeRecord, items, type WandbRecord } from './wandb-records';
 import type { StepRow } from './tensorboard';

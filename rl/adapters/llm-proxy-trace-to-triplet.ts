@@ -103,6 +103,8 @@ export function llmProxyTraceToTriplet(source: readonly StoreSpan[]): Triplet[] 
       metadata: { response_id: item.requestId },
     };
     if (Array.isArray(item.logprobs)) triplet.response.logprobs = item.logprobs;
+    const images = item.span.attributes['agl.prompt.images'];
+    if (typeof images === 'string') triplet.prompt.images = JSON.parse(images);
     return triplet;
   });
 }

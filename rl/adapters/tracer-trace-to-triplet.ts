@@ -171,6 +171,9 @@ export function spanToTriplet(span: TreeSpan, agent: string): Triplet {
   };
   const logprobs = a['logprobs.content'];
   if (typeof logprobs === 'string') triplet.response.logprobs = JSON.parse(logprobs);
+  // The proxy's record of a vision prompt's images (proxy/span.ts), at their positions in prompt_token_ids.
+  const images = a['agl.prompt.images'];
+  if (typeof images === 'string') triplet.prompt.images = JSON.parse(images);
   return triplet;
 }
 

@@ -15,7 +15,7 @@ import { groupsOf } from '../../activities/batch-ref';
 import { trainStep } from '../../activities/train-step';
 import { logMetrics } from '../../activities/record-run';
 import { storeClient, tinkerService } from '../../activities/services';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import type { AgentFunction } from '../../agents/runner';
 import { helloAgent } from '../../agents/examples/hello';
 import type { RunConfigInput } from '../../config/run-config';

@@ -18,7 +18,7 @@ import { trainStep } from '../../activities/train-step';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { storeClient, tinkerService } from '../../activities/services';
 import { trainingClientAt } from '../../activities/policy-client';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { getPolicy } from '../../proxy/admin-client';
 import type { RunConfigInput } from '../../config/run-config';
 import { makeSecrets } from '../helpers/secure-stack';

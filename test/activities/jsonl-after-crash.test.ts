@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
-import { appendJsonl, runPaths } from '../../activities/run-files';
+import { appendJsonl, runPaths } from '../../records/run-files';
 import type { PolicyState, RunSettings } from '../../workflows/run-types';
 import { mountSmallVolume } from '../helpers/small-volume';
 import { closeServices } from '../../activities/services';

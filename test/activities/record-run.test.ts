@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { logMetrics } from '../../activities/record-run';
-import { appendJsonl, readJsonl, runPaths } from '../../activities/run-files';
+import { appendJsonl, readJsonl, runPaths } from '../../records/run-files';
 import type { RunSettings } from '../../workflows/run-types';
 import type { TraceEvent } from '../../activities/types';
 import { closeServices } from '../../activities/services';

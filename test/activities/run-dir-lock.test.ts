@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { commitStepRecord, readStepRecord } from '../../activities/step-records';
 import type { RunSettings, TrainStepResult } from '../../workflows/run-types';
 import { closeServices } from '../../activities/services';

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFile
 import os from 'node:os';
 import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
-import { exportRunFiles } from '../../activities/run-export';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { exportCounts, exportRunFiles } from '../../activities/run-export';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { closeServices } from '../../activities/services';
 import { readStepRecord } from '../../activities/step-records';
 import type { PolicyState, RunSettings, TrainStepResult } from '../../workflows/run-types';
@@ -50,6 +50,18 @@ test('an export after a torn last line appends exactly the missing records; a fr
   const size = statSync(runPaths(elsewhere).metrics).size;
   await exportRunFiles(settings, elsewhere);
   assert.equal(statSync(runPaths(elsewhere).metrics).size, size);
+});
+
+test('an export reads only the records after the ones its files hold, however long the run', async () => {
+  const settings = { logPath: scratch(), runName: 'flat', instanceId: 'i1', storeAddress: store.server.url } as RunSettings;
+  const reads: number[] = [];
+  for (let s = 0; s < 60; s++) {
+    const before = exportCounts.recordsRead;
+    await logMetrics(settings, s, row(s), [{ name: 'train', ph: 'X', ts: s, dur: 1, pid: 1, tid: 1 }]);
+    reads.push(exportCounts.recordsRead - before);
+  }
+  // Step s writes 2 records (its trace event and metrics row); the first export of the process reads all there are.
+  assert.deepEqual(reads.slice(1), Array(59).fill(2), 'each export read the step\'s 2 records, not the history');
 });
 
 test('a run directory whose records are on local disk (an older version) resumes: its records are imported once', async () => {

@@ -16,7 +16,7 @@ import { collectRollouts } from '../../activities/collect-rollouts';
 import { trainStep } from '../../activities/train-step';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { tinkerService } from '../../activities/services';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { makeSecrets } from '../helpers/secure-stack';
 import { runActivity, startActivityBench, type ActivityBench } from '../helpers/activity-bench';
 import { weightsOf } from '../chaos/harness';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { buildTrajectoryGroups } from '../../activities/trajectories';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import type { RunConfig, RunConfigInput } from '../../config/run-config';

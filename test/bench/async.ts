@@ -27,7 +27,7 @@ import { EXAMPLES } from '../../dev/examples';
 import { validateRunConfig } from '../../config/load';
 import type { RunConfigInput } from '../../config/run-config';
 import { startOrAttach, stop } from '../../cli/run-commands';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { baseDir, loadOrBuildBase, recipeFor, recipeHash } from '../../trainer/model/base-models';
 import { readMeta } from '../../trainer/model/checkpoint';
 import type { trainingRun } from '../../workflows/training-run';

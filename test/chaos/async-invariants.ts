@@ -4,7 +4,7 @@
 // lost (every dataset group trained once, or counted as dropped or failed), staleness within the bound as the
 // proxy served each group (its spans' policy steps, test/helpers/served-staleness.ts; the run's own
 // async/staleness_* and labels only as cross-checks), and one metrics row per step (plus the final evaluation's).
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { stepRecordsOf } from '../helpers/run-records';
 import type { TrainingRunResult } from '../../workflows/run-types';
 import { weightsOf } from './harness';

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FaultPointName } from '../../common/fault-points';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import type { Stack } from '../../dev/stack';
 import { BATCH, PHASE } from '../../workflows/search-attributes';
 import type { Phase } from '../../workflows/run-types';

@@ -154,3 +154,22 @@ for (const [name, want] of Object.entries(expected.renderers)) {
     }
   });
 }
+
+test('validate: every gpt-oss and DeepSeek model of the registry with each recommended renderer; a family renderer on another family refused', async () => {
+  const { modelProblems } = await import('../../config/model-fit');
+  const { allModels } = await import('../../chat/models');
+  const ours = allModels().filter((m) => /^(openai\/gpt-oss|deepseek-ai\/DeepSeek-V(3\.1|4\.1))/.test(m.name));
+  assert.deepEqual(ours.map((m) => m.name).sort(), [
+    'deepseek-ai/DeepSeek-V3.1',
+    'deepseek-ai/DeepSeek-V3.1-Base',
+    'deepseek-ai/DeepSeek-V4.1-Flash',
+    'deepseek-ai/DeepSeek-V4.1-Flash-1017',
+    'openai/gpt-oss-120b',
+    'openai/gpt-oss-20b',
+  ]);
+  for (const m of ours) {
+    for (const r of m.recommendedRenderers) assert.deepEqual(modelProblems({ modelName: m.name, rendererName: r }), [], `${m.name} with ${r}`);
+  }
+  assert.match(modelProblems({ modelName: 'deepseek-ai/DeepSeek-V3.1', rendererName: 'gpt_oss_no_sysprompt' }).join(), /cannot render for deepseek-ai\/DeepSeek-V3.1/);
+  assert.match(modelProblems({ modelName: 'openai/gpt-oss-20b', rendererName: 'deepseekv3' }).join(), /cannot render for openai\/gpt-oss-20b/);
+});

@@ -45,7 +45,7 @@ test('role_colon and qwen3_instruct prompts decode to the template text', () => 
     fc.property(fc.array(message, { maxLength: 5 }), (msgs) => {
       const clean = msgs.map((m) => ({ ...m, content: m.content.replace(/<\|[a-z_]+\|>/g, '') }));
       const roleColon = '<|begin_of_text|>' + clean.map((m) => `${pyCapitalize(m.role)}: ${m.content}\n\n`).join('') + 'Assistant:';
-      assert.equal(Buffer.concat(toInts(rc.buildGenerationPrompt(clean)).map((id) => Buffer.from(llama.tokenBytes(id)))).toString('utf8'), roleColon);
+      assert.equal(llama.decode(toInts(rc.buildGenerationPrompt(clean))), roleColon);
       const qwenText = clean.map((m, i) => `${i ? '\n' : ''}<|im_start|>${m.role === 'tool' ? 'user' : m.role}\n${m.role === 'tool' ? `<tool_response>\n${m.content}\n</tool_response>` : m.content}<|im_end|>`).join('') + `${clean.length ? '\n' : ''}<|im_start|>assistant\n`;
       assert.equal(qwen.decode(toInts(qi.buildGenerationPrompt(clean))), qwenText.normalize('NFC'));
     }),

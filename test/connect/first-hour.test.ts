@@ -16,7 +16,7 @@ import { startStack, type Stack } from '../../dev/stack';
 import { freePort } from '../../common/ports';
 import { assertOneLine, client, runCommand } from '../helpers/commands';
 import type { RunConfigInput } from '../../config/run-config';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 
 const ATTRIBUTES = ['AglRunName', 'AglModel', 'AglPhase', 'AglBatch', 'AglTrainReward', 'AglEvalReward'];
 let dir = '';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import type { Stack } from '../../dev/stack';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { progressQuery } from '../../workflows/messages';
 

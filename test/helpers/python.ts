@@ -27,7 +27,7 @@ export async function ensureVenv(name: string, packages: string[], interpreter =
   const binDir = path.join(dir, 'bin');
   const python = path.join(binDir, 'python');
   const stamp = path.join(dir, '.installed');
-  const key: unknown[] = interpreter === 'python3' ? packages : [interpreter, ...packages];
+  const key: unknown[] = interpreter === 'python3' ? [...packages] : [interpreter, ...packages];
   if (extras.noDeps?.length || extras.paths?.length) key.push(extras);
   const want = createHash('sha256').update(JSON.stringify(key)).digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(python)) return { python, binDir };

@@ -19,7 +19,7 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { buildTrajectoryGroups } from '../../activities/trajectories';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startRunners, type RunnerGroup } from '../../agents/runner';
 import { startOrAttach } from '../../cli/run-commands';
 import type { RunConfig } from '../../config/run-config';

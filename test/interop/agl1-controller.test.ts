@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import type { Stack } from '../../dev/stack';

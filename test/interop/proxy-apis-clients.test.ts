@@ -30,7 +30,7 @@ before(async () => {
     withStore: true,
     initial: policy({ switchId: 'q', modelName: MODEL, baseModel: MODEL, renderer: 'qwen3_instruct' }),
     script: (prompt) =>
-      qwen.decode(prompt).includes('<tool_response>') ? 'The sum is 5.' : 'Let me add.<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>',
+      qwen.decode(prompt).includes('<tool_response>') ? 'The sum is 5.' : 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>', // Qwen's format: a newline between text and calls
   });
   store = new StoreClient(h.store!.url, { retryDelaysMs: [50], token: '' });
   const scoped = async () => {

@@ -8,7 +8,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import { buildTrajectoryGroups } from '../../activities/trajectories';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startRunners, type RunnerGroup } from '../../agents/runner';
 import { startOrAttach } from '../../cli/run-commands';
 import type { RunConfig } from '../../config/run-config';

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import type { Stack } from '../../dev/stack';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { aglVenv, pythonEnv } from './store-python';
 

@@ -9,6 +9,7 @@ import { deflateSync } from 'node:zlib';
 import { getRenderer, getTokenizer, type ModelInputChunk } from '../../chat';
 import { QWEN3_VL_IMAGE_PROCESSOR } from '../../chat/image-chunk';
 import type { SampleParams } from '../../proxy/sampler';
+import { standInTokenizerDir } from '../helpers/stand-in-tokenizers';
 import { policy, post, startHarness, type Harness } from './helpers';
 
 const VL = 'Qwen/Qwen3-VL-30B-A3B-Instruct';
@@ -54,6 +55,7 @@ const script = (_p: number[], params: SampleParams) => {
 let vision: Harness;
 let text: Harness;
 before(async () => {
+  process.env.AGL_TOKENIZER_DIR = standInTokenizerDir([VL]);
   vision = await startHarness({ initial: policy({ switchId: 'vl', modelName: VL, baseModel: VL, renderer: 'qwen3_vl_instruct' }), script });
   text = await startHarness({ initial: policy({ switchId: 'txt', modelName: TEXT, baseModel: TEXT, renderer: 'qwen3_instruct' }), script });
 });

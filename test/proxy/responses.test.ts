@@ -162,7 +162,8 @@ test('a client retry of an answered call gets the recorded response back', async
 
 const BAD: [string, unknown, RegExp, string | null][] = [
   ['no input', { model: 'm' }, /input is required/, 'input'],
-  ['an image part', { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }, /only text parts/, 'input[0].content'],
+  ['an image part that is no data: URL', { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }, /expected a data: URL/, 'input[0].content[0].image_url'],
+  ['a file part', { input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, /only text parts \(input_text, output_text\) and input_image/, 'input[0].content'],
   ['a reasoning item', { input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] }, /cannot be rendered/, 'input[0]'],
   ['a hosted tool', { input: 'hi', tools: [{ type: 'web_search' }] }, /only function tools/, 'tools[0]'],
   ['tool_choice required', { input: 'hi', tools: [ADD], tool_choice: 'required' }, /cannot be enforced/, 'tool_choice'],

@@ -14,7 +14,7 @@ import type { Stack } from '../../dev/stack';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { ensureVenv, type Venv } from '../helpers/python';
 import { dumpDom, ensureChromium, screenshot } from '../helpers/chromium';
-import { readJsonl, runPaths } from '../../activities/run-files';
+import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { reportPath } from '../../report/write-report';
 import { tensorboardRunDir } from '../../sinks/tensorboard';

@@ -80,7 +80,8 @@ describe('bad input is a user error and the server keeps serving', () => {
     ['max_tokens of zero', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { max_tokens: 0 } }], 400, /max_tokens/],
     ['prompt over the context length', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ tokens: long }] }, sampling_params: {} }], 400, /context length/],
     ['empty prompt', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [] }, sampling_params: {} }], 400, /prompt is empty/],
-    ['image chunk', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ type: 'image', data: '', format: 'png' }] }, sampling_params: {} }], 400, /text only/],
+    ['image chunk without bytes', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ type: 'image', data: '', format: 'png' }] }, sampling_params: {} }], 400, /image's bytes in base64/],
+    ['image chunk without expected_tokens', () => ['/asample', { base_model: TEST_MODEL, prompt: { chunks: [{ type: 'image', data: 'AAAA', format: 'png' }] }, sampling_params: {} }], 400, /expected_tokens/],
     ['invalid JSON', () => ['/get_info', '{"model_id": '], 400, /not valid JSON/],
   ];
   for (const [name, make, status, message] of cases) {

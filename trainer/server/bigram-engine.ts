@@ -1,6 +1,12 @@
 // A bigram stand-in behind the Engine interface: logits = W[previous token]. Much faster than the real
 // transformer of trainer/model/, for tests that exercise only the protocol (base model `local/bigram`).
 // Same loss math (§A.8). Tests of training itself use the real engine.
+//
+// Hosted stand-ins: the models named in AGL_TRAINER_STAND_IN_MODELS (comma-separated hosted names, e.g.
+// Qwen/Qwen3-VL-30B-A3B-Instruct) are served by the same 258x258 weights over token ids folded modulo 258, so a test
+// can run a hosted model's renderer and tokenizer end to end against this trainer. It cannot see: an image chunk is
+// its placeholder positions. It samples ids 0..255 (single bytes in the tokenizers we know) and, for the two
+// classes above, the request's first stop token, so answers end; a token's logprob is its class's.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -52,9 +58,24 @@ function logSoftmaxRow(w: Float64Array, row: number, temperature = 1): Float64Ar
   return out;
 }
 
-function checkTokens(tokens: number[]): void {
-  for (const t of tokens) if (!Number.isInteger(t) || t < 0 || t >= V) throw new UserError(`token id ${t} is out of vocabulary (0..${V - 1})`);
+/** The vocabulary a hosted stand-in accepts (any id a real tokenizer has). */
+const STAND_IN_VOCAB = 1 << 24;
+
+export function standInModels(env: NodeJS.ProcessEnv = process.env): BaseModelInfo[] {
+  return (env.AGL_TRAINER_STAND_IN_MODELS ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n && n !== INFO.name)
+    .map((name) => ({ name, maxContextLength: 32768, tokenizerName: name, rendererName: 'role_colon', vocabSize: STAND_IN_VOCAB }));
 }
+
+function checkTokens(tokens: number[], fold = false): void {
+  const max = fold ? STAND_IN_VOCAB : V;
+  for (const t of tokens) if (!Number.isInteger(t) || t < 0 || t >= max) throw new UserError(`token id ${t} is out of vocabulary (0..${max - 1})`);
+}
+
+/** The weight row / output class of a token id (the id itself for local/bigram). */
+const cls = (t: number): number => t % V;
 
 /** The server checks the inputs a loss needs; called directly, the stand-in fills what is missing (weights 1, the rest 0). */
 function withDefaultInputs(lossFn: LossFn, inputs: Record<string, number[]>, n: number): Record<string, number[]> {
@@ -64,18 +85,24 @@ function withDefaultInputs(lossFn: LossFn, inputs: Record<string, number[]>, n: 
 }
 
 class Frozen implements FrozenWeights {
-  readonly baseModel = INFO.name;
-  constructor(readonly w: Float64Array) {}
+  constructor(
+    readonly w: Float64Array,
+    readonly baseModel: string = INFO.name,
+  ) {}
+
+  private get fold(): boolean {
+    return this.baseModel !== INFO.name;
+  }
 
   sample(prompt: number[], params: SampleParams, numSamples: number): SampledSequence[] {
-    checkTokens(prompt);
+    checkTokens(prompt, this.fold);
     const rand = rng(params.seed ?? Math.floor(Math.random() * 2 ** 31));
     const out: SampledSequence[] = [];
     const stopIds = new Set((params.stop as unknown[]).filter((s): s is number => typeof s === 'number'));
     for (let n = 0; n < numSamples; n++) {
       const tokens: number[] = [];
       const logprobs: number[] = [];
-      let prev = prompt[prompt.length - 1];
+      let prev = cls(prompt[prompt.length - 1]!);
       let stopReason: 'stop' | 'length' = 'length';
       while (tokens.length < params.maxTokens) {
         const lp = logSoftmaxRow(this.w, prev, params.temperature > 0 ? params.temperature : 1);
@@ -89,10 +116,11 @@ class Frozen implements FrozenWeights {
             if (r <= 0) break;
           }
         }
-        tokens.push(next);
+        const id = this.fold && next >= 256 ? ([...stopIds][0] ?? next) : next;
+        tokens.push(id);
         logprobs.push(lp[next]);
         prev = next;
-        if (next === EOS || stopIds.has(next)) {
+        if (next === EOS || stopIds.has(id)) {
           stopReason = 'stop';
           break;
         }
@@ -103,12 +131,13 @@ class Frozen implements FrozenWeights {
   }
 
   promptLogprobs(tokens: number[]): (number | null)[] {
-    checkTokens(tokens);
-    return tokens.map((t, i) => (i === 0 ? null : logSoftmaxRow(this.w, tokens[i - 1])[t]));
+    checkTokens(tokens, this.fold);
+    return tokens.map((t, i) => (i === 0 ? null : logSoftmaxRow(this.w, cls(tokens[i - 1]!))[cls(t)]!));
   }
 
   async save(dir: string): Promise<void> {
     await writeAtomic(path.join(dir, 'weights.bin'), Buffer.from(this.w.buffer));
+    if (this.fold) await writeAtomic(path.join(dir, 'stand-in.json'), JSON.stringify({ baseModel: this.baseModel }));
   }
 }
 
@@ -126,14 +155,16 @@ async function readF64(file: string): Promise<Float64Array<ArrayBuffer>> {
 }
 
 class Model implements TrainableModel {
-  readonly baseModel = INFO.name;
   w: Float64Array;
   grad = new Float64Array(V * V);
   m = new Float64Array(V * V);
   v = new Float64Array(V * V);
   step = 0;
 
-  constructor(seed: number) {
+  constructor(
+    seed: number,
+    readonly baseModel: string = INFO.name,
+  ) {
     const r = rng(seed + 1);
     this.w = new Float64Array(V * V).map(() => (r() - 0.5) * 0.02);
   }
@@ -141,13 +172,14 @@ class Model implements TrainableModel {
   forwardBackward(data: EngineDatum[], lossFn: LossFn, cfg: Record<string, number> | undefined, forwardOnly: boolean) {
     let loss = 0;
     const outputs: { logprobs: number[] }[] = [];
+    const fold = this.baseModel !== INFO.name;
     for (const d of data) {
-      checkTokens(d.modelInput);
+      checkTokens(d.modelInput, fold);
       const target = d.lossFnInputs.target_tokens;
       if (!target) throw new UserError('loss_fn_inputs.target_tokens is required');
-      checkTokens(target);
-      const rows = d.modelInput.map((row) => logSoftmaxRow(this.w, row));
-      const lps = rows.map((lpRow, t) => lpRow[target[t]]);
+      checkTokens(target, fold);
+      const rows = d.modelInput.map((row) => logSoftmaxRow(this.w, cls(row)));
+      const lps = rows.map((lpRow, t) => lpRow[cls(target[t]!)]!);
       const value = lossFor(lossFn, lps, withDefaultInputs(lossFn, d.lossFnInputs, lps.length), cfg);
       loss += value.loss;
       if (!forwardOnly) {
@@ -155,8 +187,8 @@ class Model implements TrainableModel {
           const dLdlp = value.dlp[t];
           if (dLdlp === 0) continue;
           // d lp / d logits = onehot(target) - softmax
-          const row = d.modelInput[t];
-          for (let j = 0; j < V; j++) this.grad[row * V + j] += dLdlp * ((j === target[t] ? 1 : 0) - Math.exp(rows[t][j]));
+          const row = cls(d.modelInput[t]!);
+          for (let j = 0; j < V; j++) this.grad[row * V + j] += dLdlp * ((j === cls(target[t]!) ? 1 : 0) - Math.exp(rows[t]![j]!));
         }
       }
       outputs.push({ logprobs: lps });
@@ -183,7 +215,7 @@ class Model implements TrainableModel {
   }
 
   snapshot(): FrozenWeights {
-    return new Frozen(this.w.slice());
+    return new Frozen(this.w.slice(), this.baseModel);
   }
 
   async saveState(dir: string): Promise<void> {
@@ -212,19 +244,29 @@ class Model implements TrainableModel {
   }
 }
 
-export function createBigramEngine(): Engine {
+export function createBigramEngine(env: NodeJS.ProcessEnv = process.env): Engine {
+  const models = [INFO, ...standInModels(env)];
+  const known = (baseModel: string) => {
+    if (!models.some((m) => m.name === baseModel)) throw new UserError(`unknown base model ${baseModel}`);
+  };
   return {
-    baseModels: () => [INFO],
+    baseModels: () => models,
     async createModel(baseModel, opts) {
-      if (baseModel !== INFO.name) throw new UserError(`unknown base model ${baseModel}`);
-      return new Model(opts.seed);
+      known(baseModel);
+      return new Model(opts.seed, baseModel);
     },
     async loadFrozen(dir) {
-      return new Frozen(await readF64(path.join(dir, 'weights.bin')));
+      let baseModel = INFO.name;
+      try {
+        baseModel = JSON.parse(await readFile(path.join(dir, 'stand-in.json'), 'utf8')).baseModel;
+      } catch {
+        /* local/bigram weights */
+      }
+      return new Frozen(await readF64(path.join(dir, 'weights.bin')), baseModel);
     },
     async baseWeights(baseModel) {
-      if (baseModel !== INFO.name) throw new UserError(`unknown base model ${baseModel}`);
-      return new Model(0).snapshot();
+      known(baseModel);
+      return new Model(0, baseModel).snapshot();
     },
     tokenizer: () => ({
       encode: (text: string) => [...Buffer.from(text, 'utf8')],

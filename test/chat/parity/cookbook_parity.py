@@ -150,7 +150,10 @@ def run_job(job):
             case["prefill"] = rng.choice(["Sure", " ", "<think>\n"])
             case["prompt_prefill"] = attempt(lambda: flat(renderer.build_generation_prompt(prompt_msgs, prefill=case["prefill"])))
         sup = {}
-        for tow in TRAIN_ON_WHAT:
+        # Every conversation: the two modes training uses most; one of the other five in turn (each still sees
+        # ~n/5 conversations), which halves the run time.
+        others = [t for t in TRAIN_ON_WHAT if t not in ("last_assistant_message", "last_assistant_turn")]
+        for tow in ["last_assistant_message", "last_assistant_turn", others[len(cases) % len(others)]]:
             ms = messages
             if tow == "customized":
                 ms = [dict(m, trainable=rng.random() < 0.5) for m in messages]
@@ -200,6 +203,22 @@ def run_job(job):
             "has_extension_property": bool(renderer.has_extension_property)}
 
 
+def model_info():
+    """Every model of model_info.py with its recommended renderers and vision flag, and the Kimi/Llama tokenizer names."""
+    from tinker_cookbook import model_info as mi
+    from tinker_cookbook import tokenizer_utils as tu
+
+    out = {}
+    getters = [mi.get_llama_info, mi.get_qwen_info, mi.get_deepseek_info, mi.get_gpt_oss_info, mi.get_moonshot_info,
+               mi.get_zai_info, mi.get_nvidia_info, mi.get_thinkingmachines_info]
+    for g in getters:
+        for version, attrs in g().items():
+            name = f"{attrs.organization}/{version}"
+            out[name] = {"recommended": list(mi.get_recommended_renderer_names(name)), "is_vl": attrs.is_vl,
+                         "is_chat": attrs.is_chat, "tml": tu.is_tml_renderers_model(name)}
+    return {"models": out, "kimi_revisions": tu._KIMI_TOKENIZER_REVISIONS}
+
+
 def main():
     logging.disable(logging.WARNING)
     jobs = json.load(open(sys.argv[1]))["jobs"]
@@ -209,7 +228,7 @@ def main():
             out.append(run_job(job))
         except Exception:
             out.append({"renderer": job["renderer"], "fatal": traceback.format_exc()})
-    json.dump({"results": out}, open(sys.argv[2], "w"))
+    json.dump({"results": out, "model_info": model_info()}, open(sys.argv[2], "w"))
 
 
 if __name__ == "__main__":

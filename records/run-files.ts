@@ -4,7 +4,7 @@
 import { existsSync, fstatSync, mkdirSync, readFileSync, readSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { pyJsonDumps } from '../chat/py-json';
-import { appendSynced } from '../sinks/append-synced';
+import { appendSynced } from './append-synced';
 import { withDirLock } from './dir-lock';
 
 export interface RunPaths {
@@ -14,7 +14,9 @@ export interface RunPaths {
   config: string;
   dataset: string;
   trace: string;
-  /** Committed train steps, one file each: the exactly-once record of trainStep. */
+  /** configured.jsonl: the settings `configure` changed, per step (sinks/configured.ts). */
+  configured: string;
+  /** Committed train steps of older versions, one file each (now in the store; imported by run-records.ts). */
   steps: string;
 }
 
@@ -27,6 +29,7 @@ export function runPaths(logPath: string): RunPaths {
     config: path.join(dir, 'config.json'),
     dataset: path.join(dir, 'dataset.json'),
     trace: path.join(dir, 'trace_events.jsonl'),
+    configured: path.join(dir, 'configured.jsonl'),
     steps: path.join(dir, 'steps'),
   };
 }
