@@ -61,7 +61,7 @@ function startRunnerHost(host: string, proxies: string[]): HostProcess {
   return npmRun(host, 'runners', 'runners', ['--agent', 'hello-dense', '--runners', '2', '--store', url('hub', 4747), '--proxy', proxies.join(',')]);
 }
 
-/** Runs `config` from the hub; calls `onProgress` with each change of batch/phase and the pending activity's worker. */
+/** Runs the config named `name` from the hub; calls `onProgress` with each change of batch and phase. */
 async function runFromHub(name: string, onProgress: (batch: number, phase: string) => void): Promise<{ result: { batchesCompleted: number; finalCheckpoint: string | null }; outcome: RunOutcome; steps: number[]; attempts: { rollout: string; status: string; attempts: { worker: string | null; status: string }[] }[] }> {
   const cfgFile = path.join(dataDir, `${name}.json`);
   writeFileSync(cfgFile, JSON.stringify(runConfig(name)));
