@@ -2,9 +2,9 @@
 // namespaces made here (a hub with the Temporal dev server, the store and the trainer; hosts `a` and `b` with a
 // worker, a proxy and runners each; host `r` with runners only), every service on its own address and port,
 // bound beyond loopback with its token. The same config runs first with everything on the hub (one host), then
-// over the hosts while: host `r` is cut off for 60 s (its link down, then up) as a batch collects, the host whose
-// worker runs the current activity (or `a`) is lost whole (every process killed, its link down), and the store's
-// process is killed and started again. The run must finish with the one-host run's weights after every step, its
+// over the hosts while: host `r` is cut off for 60 s (its link down, then up) as batch 0 collects, host `a` is lost
+// whole as batch 1 collects (every process killed, its link down), and the store's process is killed and started
+// again as batch 2 collects. The run must finish with the one-host run's weights after every step, its
 // metrics and checkpoint rows, one step record per step in the store, and rollouts that `r` held retried elsewhere.
 // Needs root (namespaces); skipped, saying why, elsewhere.
 import { test, before, after } from 'node:test';
