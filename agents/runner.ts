@@ -8,6 +8,7 @@ import { StoreClient, StoreHttpError } from '../store/client';
 import type { AttemptedRollout, Json, NamedResources, ResourcesUpdate } from '../store/types';
 import { faultFires, faultPoint } from '../common/fault-points';
 import { pickLlm, type AgentLlm } from '../store/llm-resource';
+import { watchProxy, type ProxyChoice } from './proxy-choice';
 import { rewardSpan } from '../store/reward-span';
 import { rewardFromResult } from './reward';
 
@@ -44,6 +45,11 @@ export interface RunnerOptions {
   maxRollouts?: number;
   /** How long a reward or the final status keeps being retried while the store is unreachable (ms, default 60 s). */
   reportRetryMs?: number;
+  /**
+   * Proxies to send the agent's LLM calls to instead of the one the rollout's resources name (shared by a group's
+   * runners): calls are spread over them and a proxy an attempt failed on is skipped for a while.
+   */
+  proxies?: ProxyChoice;
   log?: (line: string) => void;
 }
 
@@ -154,6 +160,7 @@ export class AgentRunner<T = Json> {
     const rid = rollout.rollout_id;
     const aid = rollout.attempt.attempt_id;
     let status: 'succeeded' | 'failed' = 'failed';
+    const proxy = await this.options.proxies?.pickAnswering();
     const beat = setInterval(() => {
       this.client.updateAttempt(rid, aid, { last_heartbeat_time: Date.now() / 1000 }, { timeoutMs: 10_000 })
         .catch((err: Error) => this.log(`attempt heartbeat failed: ${err.message}`));
@@ -165,6 +172,8 @@ export class AgentRunner<T = Json> {
     const stop = () => rolloutSignal.abort(this.abort.signal.reason);
     if (this.abort.signal.aborted) stop();
     else this.abort.signal.addEventListener('abort', stop, { once: true });
+    // A proxy whose host is lost or cut off leaves calls hanging until their own deadline: fail the attempt instead.
+    const unwatch = proxy ? watchProxy(proxy, (why) => rolloutSignal.abort(new Error(why))) : () => {};
     try {
       const resources = await this.resourcesFor(rollout);
       if (!resources) throw new Error(`no resources for rollout ${rid} (resources_id ${rollout.resources_id ?? 'latest'})`);
@@ -176,7 +185,7 @@ export class AgentRunner<T = Json> {
         await this.persist(() => this.client.addSpan(span));
       };
       const result = await this.agent(rollout.input as T, {
-        llm: pickLlm(resources.resources, rid, aid), rollout, resources: resources.resources, signal: rolloutSignal.signal, emitReward,
+        llm: pickLlm(resources.resources, rid, aid, proxy), rollout, resources: resources.resources, signal: rolloutSignal.signal, emitReward,
       });
       const meta = rollout.metadata ?? {};
       const scope = typeof meta.agl_run === 'string' ? { run: meta.agl_run, batch: Number(meta.batch) } : null;
@@ -185,10 +194,13 @@ export class AgentRunner<T = Json> {
       const reward = scope && faultFires('runner.bad_reward', scope) ? 1e308 : rewardFromResult(result);
       if (reward !== null) await emitReward(reward);
       status = 'succeeded';
+      if (proxy) this.options.proxies!.succeeded(proxy);
     } catch (err) {
-      this.log(`rollout ${rid} attempt ${aid} failed: ${(err as Error)?.message ?? String(err)}`);
+      if (proxy) this.options.proxies!.failed(proxy);
+      this.log(`rollout ${rid} attempt ${aid}${proxy ? ` (proxy ${proxy})` : ''} failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       clearInterval(beat);
+      unwatch();
       this.abort.signal.removeEventListener('abort', stop);
     }
     try {

@@ -17,13 +17,21 @@ export function scopedProxyEndpoint(endpoint: string, rolloutId: string, attempt
   return `${base}/rollout/${rolloutId}/attempt/${attemptId}${hasV1 ? '/v1' : ''}`;
 }
 
-export function pickLlm(resources: NamedResources, rolloutId: string, attemptId: string): AgentLlm | null {
+/** `proxyUrl` replaces a proxy_llm's endpoint (a runner told which proxies to use); any proxy serves any rollout. */
+/** The resource's endpoint on another proxy: its origin replaced, its path (`/v1` or none) kept. */
+function withProxy(endpoint: string, proxyUrl: string | undefined): string {
+  if (!proxyUrl) return endpoint;
+  const path = new URL(endpoint).pathname.replace(/\/+$/, '');
+  return `${proxyUrl.replace(/\/+$/, '')}${path}`;
+}
+
+export function pickLlm(resources: NamedResources, rolloutId: string, attemptId: string, proxyUrl?: string): AgentLlm | null {
   const isLlm = (r: unknown): r is LlmResource =>
     !!r && typeof r === 'object' && ((r as LlmResource).resource_type === 'llm' || (r as LlmResource).resource_type === 'proxy_llm');
   const chosen = isLlm(resources['main_llm']) ? resources['main_llm'] : Object.values(resources).find(isLlm);
   if (!chosen) return null;
   return {
-    endpoint: chosen.resource_type === 'proxy_llm' ? scopedProxyEndpoint(chosen.endpoint, rolloutId, attemptId) : chosen.endpoint,
+    endpoint: chosen.resource_type === 'proxy_llm' ? scopedProxyEndpoint(withProxy(chosen.endpoint, proxyUrl), rolloutId, attemptId) : chosen.endpoint,
     model: chosen.model,
     apiKey: chosen.api_key ?? null,
     samplingParameters: (chosen.sampling_parameters ?? {}) as Record<string, unknown>,

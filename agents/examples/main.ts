@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { runMain, UsageError } from '../../common/service-args';
 import { startRunners, type AgentFunction } from '../runner';
+import { ProxyChoice, parseProxyUrls } from '../proxy-choice';
 import { guessAgent } from './guess';
 import { helloAgent, helloDenseAgent } from './hello';
 import { helloCompletionsAgent, helloMessagesAgent, helloResponsesAgent } from './hello-apis';
@@ -22,7 +23,7 @@ const AGENTS: Record<string, AgentFunction<never>> = {
 runMain(async () => {
   let v;
   try {
-    v = parseArgs({ options: { agent: { type: 'string' }, runners: { type: 'string' }, store: { type: 'string' } }, strict: true }).values;
+    v = parseArgs({ options: { agent: { type: 'string' }, runners: { type: 'string' }, store: { type: 'string' }, proxy: { type: 'string' } }, strict: true }).values;
   } catch (err) {
     throw new UsageError(`runners: ${(err as Error).message}`);
   }
@@ -39,8 +40,16 @@ runMain(async () => {
     }
   }
   const storeUrl = v.store ?? process.env.AGL_STORE_URL ?? 'http://127.0.0.1:4747';
-  const group = startRunners(n, agent, { storeUrl, workerId: `${name}-${process.pid}`, log: (l) => process.stderr.write(`[runners] ${l}\n`) });
-  process.stdout.write(`${n} ${name} runners polling ${storeUrl}\n`);
+  // Several proxies (any serves any rollout): calls spread over them instead of the one the resources name.
+  const proxyText = v.proxy ?? process.env.AGL_PROXY_URLS;
+  let proxies: ProxyChoice | undefined;
+  try {
+    proxies = proxyText ? new ProxyChoice(parseProxyUrls(proxyText)) : undefined;
+  } catch (err) {
+    throw new UsageError(`runners: --proxy: ${(err as Error).message}`);
+  }
+  const group = startRunners(n, agent, { storeUrl, proxies, workerId: `${name}-${process.pid}`, log: (l) => process.stderr.write(`[runners] ${l}\n`) });
+  process.stdout.write(`${n} ${name} runners polling ${storeUrl}${proxies ? ` (proxies ${proxies.urls.join(', ')})` : ''}\n`);
   const stop = () => void group.stop().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
