@@ -12,7 +12,7 @@ import { startOrAttach } from '../../cli/run-commands';
 import { exportCommand } from '../../cli/export-command';
 import { validateRunConfig } from '../../config/load';
 import { StoreClient } from '../../store/client';
-import { BATCH, PHASE } from '../../workflows/search-attributes';
+import { BATCH, PHASE } from '../../shared/search-attributes';
 import type { trainingRun } from '../../workflows/training-run';
 import { outcomeOf } from '../chaos/harness';
 import { stepRecordsOf } from '../helpers/run-records';
