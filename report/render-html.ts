@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildCharts, runClocks, type Chart } from './charts';
+import { rankRuns } from './rank-runs';
 import type { RunData } from './run-data';
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -24,10 +25,10 @@ function loadAssets() {
 const num = (v: number | undefined, d = 3) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
 const lastOf = (run: RunData, key: string) => [...run.rows].reverse().find((r) => r[key] !== undefined)?.[key];
 
-function runSummary(run: RunData): string {
+function runSummary(run: RunData, rank: number | null): string {
   const c = run.config;
   const link = run.uiLink ? `<a href="${esc(run.uiLink)}">${esc(run.workflowId)}</a>` : esc(run.workflowId);
-  return `<tr><td><b>${esc(run.name)}</b></td><td>${esc(run.status)}</td><td>${link}</td><td>${esc(c.modelName ?? '-')}</td>` +
+  return `<tr class="run-row">${rank === null ? '' : `<td>${rank}</td>`}<td><b>${esc(run.name)}</b></td><td>${esc(run.status)}</td><td>${link}</td><td>${esc(c.modelName ?? '-')}</td>` +
     `<td>${esc(c.lossFn ?? '-')}${c.async ? ' (async)' : ''}</td><td>${esc(c.learningRate ?? '-')}</td><td>${run.rows.length}</td>` +
     `<td>${num(lastOf(run, 'env/all/reward/total'))}</td><td>${num(lastOf(run, 'test/env/all/reward/total'))}</td>` +
     `<td><code>${esc(run.logPath)}</code></td></tr>`;
@@ -60,6 +61,7 @@ export function renderReport(runs: RunData[], generatedAt: Date = new Date()): s
   const a = loadAssets();
   const charts = buildCharts(runs);
   const title = runs.map((r) => r.name).join(' vs ');
+  const ranked = rankRuns(runs);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}: training report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -75,8 +77,9 @@ ol.marker-list{font-size:12px;margin:4px 0;padding-left:24px}
 #controls label{display:inline-flex;gap:6px;align-items:center}#smoothing{width:200px}</style></head>
 <body>
 <h1>Training report: ${esc(title)}</h1>
-<table><tr><th>run</th><th>status</th><th>Temporal workflow</th><th>model</th><th>loss</th><th>learning rate</th><th>steps logged</th><th>last train reward</th><th>last eval reward</th><th>log path</th></tr>
-${runs.map(runSummary).join('\n')}</table>
+${ranked.length > 1 ? '<p class="note">Best first: by the last eval reward, or the last train reward where a run logged no eval.</p>' : ''}
+<table><tr>${ranked.length > 1 ? '<th>rank</th>' : ''}<th>run</th><th>status</th><th>Temporal workflow</th><th>model</th><th>loss</th><th>learning rate</th><th>steps logged</th><th>last train reward</th><th>last eval reward</th><th>log path</th></tr>
+${ranked.map((r, i) => runSummary(r.run, ranked.length > 1 ? i + 1 : null)).join('\n')}</table>
 ${runs.map(runDetails).join('\n')}
 <p class="note">Written ${esc(generatedAt.toISOString())} from metrics.jsonl; rewritten after every step. Hover a plot to read every plot at that step.</p>
 <div id="controls">

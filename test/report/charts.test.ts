@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildCharts, orchestrationSeconds, runClocks } from '../../report/charts';
 import { loadRun } from '../../report/run-data';
+import { rankRuns } from '../../report/rank-runs';
 import { renderReport } from '../../report/render-html';
 
 function runDir(name: string, rows: Record<string, unknown>[], extra: { config?: object; checkpoints?: object[]; configured?: object[] } = {}): string {
@@ -93,6 +94,22 @@ test('every logged number is drawn: unnamed metrics grouped by prefix; a clock p
   assert.deepEqual(byId.get('more-custom'), ['custom/a', 'custom/b']);
   assert.deepEqual(byId.get('more-other'), ['loose']);
   assert.deepEqual(runClocks([loadRun(dir)]), { c: { steps: [0, 1], seconds: [2, 5] } }, 'a step without a finite time has no place on the clock');
+});
+
+test('ranking: by last eval reward, runs with only train reward after those with eval, runs with neither last', () => {
+  const mk = (name: string, rows: Record<string, number>[]) => loadRun(runDir(name, rows.map((r, step) => ({ step, ...r }))));
+  const runs = [
+    mk('none', [{ 'optim/lr': 1 }]),
+    mk('train-only', [{ 'env/all/reward/total': 0.99 }]),
+    mk('eval-low', [{ 'test/env/all/reward/total': 0.9 }, { 'test/env/all/reward/total': 0.2 }]),
+    mk('eval-high', [{ 'test/env/all/reward/total': 0.5 }, { 'env/all/reward/total': 0.1 }]),
+  ];
+  assert.deepEqual(rankRuns(runs).map((r) => [r.run.name, r.by, r.score]), [
+    ['eval-high', 'eval', 0.5],
+    ['eval-low', 'eval', 0.2],
+    ['train-only', 'train', 0.99],
+    ['none', null, null],
+  ]);
 });
 
 test('the page is self-contained: uPlot inlined, nothing fetched, data that cannot close its script tag', () => {

@@ -30,7 +30,10 @@ export const COMPARE_PROBE = `<script>
   }
   // uPlot paints in a microtask after (re)building: let it run before reading what was painted.
   var later = function (f) { setTimeout(f, 0); };
-  var out = { initial: snap() };
+  var out = {
+    initial: snap(),
+    ranking: Array.prototype.map.call(document.querySelectorAll('tr.run-row'), function (tr) { return tr.cells[0].textContent + ' ' + tr.cells[1].textContent; }),
+  };
   var slider = document.getElementById('smoothing');
   slider.value = '0.6';
   slider.dispatchEvent(new Event('input'));
@@ -71,6 +74,8 @@ export interface ProbedPlot {
 
 export interface CompareProbe {
   initial: ProbedPlot[];
+  /** The summary table's rows: rank and run name. */
+  ranking: string[];
   smoothed: ProbedPlot[];
   time: ProbedPlot[];
 }

@@ -95,10 +95,13 @@ test('a report over two runs: a colour per run, a dash per series, every metric,
   const root = mkdtempSync(path.join(os.tmpdir(), 'agl-compare-'));
   const a = runDir(root, 'lr-3e-4', 3e-4, 2, 7);
   const b = runDir(root, 'lr-1e-4', 1e-4, 5, 11);
-  const file = await reportCommand([a.dir, b.dir], path.join(root, 'compare.html'), { address: 'unused' } as TemporalSettings, () => assert.fail('directories need no Temporal'));
+  // Given worst first: the page ranks them.
+  const file = await reportCommand([b.dir, a.dir], path.join(root, 'compare.html'), { address: 'unused' } as TemporalSettings, () => assert.fail('directories need no Temporal'));
   const probed = path.join(root, 'probed.html');
   writeFileSync(probed, readFileSync(file, 'utf8').replace('</body>', `${COMPARE_PROBE}</body>`));
   const got = compareProbeResult(await dumpDom(chromium, probed));
+
+  assert.deepEqual(got.ranking, ['1 lr-3e-4', '2 lr-1e-4'], 'best last eval reward first');
 
   // A colour per run, the same in every plot; within a run, each series of a plot has its own dash.
   const colourOf = new Map<string, string>();
