@@ -13,13 +13,21 @@ export interface Series {
   dash: number[];
   /** Sparse series (evaluation) are drawn with points and joined across the gaps. */
   points: boolean;
+  /** The metrics.jsonl keys it is drawn from (the page's legend shows them on hover). */
+  keys: string[];
   values: (number | null)[];
 }
 
 export interface Marker {
   x: number;
   label: string;
+  /** The run's colour when several runs share the plot. */
+  color: string;
+  run: string;
 }
+
+/** Per run: seconds since its start at the end of each logged step (the sum of `time/total`), for a time axis. */
+export type Clocks = Record<string, { steps: number[]; seconds: number[] }>;
 
 export interface Chart {
   id: string;
@@ -33,15 +41,16 @@ export interface Chart {
 }
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
-const DASHES: number[][] = [[], [6, 4], [2, 3], [8, 3, 2, 3]];
+export const DASHES: number[][] = [[], [6, 4], [2, 3], [8, 3, 2, 3], [12, 4], [2, 6]];
 
 interface Pick {
   label: string;
+  keys: string[];
   value: (r: Row, run?: RunData) => number | undefined;
   points?: boolean;
 }
 
-const key = (k: string, label = k, points = false): Pick => ({ label, value: (r) => r[k], points });
+const key = (k: string, label = k, points = false): Pick => ({ label, keys: [k], value: (r) => r[k], points });
 const keysMatching = (runs: RunData[], re: RegExp): Pick[] =>
   [...new Set(runs.flatMap((r) => r.rows.flatMap(Object.keys)))]
     .filter((k) => re.test(k))
@@ -58,10 +67,10 @@ export function orchestrationSeconds(r: Row): number | undefined {
 
 const TIME_PARTS: Pick[] = [
   key('time/run_evals', 'evaluation'),
-  { label: 'sampling', value: (r) => r['time/sample'] ?? r['async/time_waiting_for_groups'] },
+  { label: 'sampling', keys: ['time/sample', 'async/time_waiting_for_groups'], value: (r) => r['time/sample'] ?? r['async/time_waiting_for_groups'] },
   key('time/train', 'training'),
   key('time/save_checkpoint', 'checkpointing'),
-  { label: 'orchestration (the rest)', value: orchestrationSeconds },
+  { label: 'orchestration (the rest)', keys: ['time/total'], value: orchestrationSeconds },
 ];
 
 /** Every plot of a report on these runs (several runs: one curve each, overlaid). */
@@ -77,7 +86,14 @@ export function buildCharts(runs: RunData[]): Chart[] {
       key('env/all/by_group/frac_status_failed', 'failed (incl. timed out)'),
       key('env/all/by_group/frac_status_cancelled', 'cancelled'),
       key('env/all/by_group/frac_status_others', 'other'),
-      { label: 'no reward', value: (r) => (r['env/all/reward/not_null'] === undefined ? undefined : 1 - r['env/all/reward/not_null']) },
+      { label: 'no reward', keys: ['env/all/reward/not_null'], value: (r) => (r['env/all/reward/not_null'] === undefined ? undefined : 1 - r['env/all/reward/not_null']) },
+    ]),
+    chart(runs, 'grad-norm', 'Gradient norm', keysMatching(runs, /^(optim\/)?grad_norm/)),
+    chart(runs, 'group-mix', 'Group mix (fraction of the step’s groups)', [
+      key('env/all/by_group/frac_mixed', 'mixed (rewards differ: a learning signal)'),
+      key('env/all/by_group/frac_all_good', 'all good'),
+      key('env/all/by_group/frac_all_bad', 'all bad'),
+      key('env/all/by_group/frac_empty_traj', 'empty trajectories'),
     ]),
     { ...chart(runs, 'lr', 'Learning rate (markers: settings changed by configure)', [key('optim/lr', 'learning rate')]), markers: configuredMarkers(runs) },
   ];
@@ -87,7 +103,7 @@ export function buildCharts(runs: RunData[]): Chart[] {
         key('async/staleness_mean', 'mean'),
         key('async/staleness_max', 'max'),
         key('async/staleness_min', 'min'),
-        { label: 'bound (maxStepsOffPolicy)', value: (r, run) => (r['async/staleness_max'] === undefined ? undefined : boundOf(run)) },
+        { label: 'bound (maxStepsOffPolicy)', keys: [], value: (r, run) => (r['async/staleness_max'] === undefined ? undefined : boundOf(run)) },
       ]),
     );
   }
@@ -96,7 +112,44 @@ export function buildCharts(runs: RunData[]): Chart[] {
     const c = chart([run], runs.length > 1 ? `time-${run.name}` : 'time', `Time per step, s${runs.length > 1 ? ` (${run.name})` : ''}`, TIME_PARTS);
     charts.push({ ...c, stacked: true, note: 'orchestration = step time minus the timed phases: Temporal round trips, publishing the policy, logging' });
   }
+  charts.push(...restCharts(runs, new Set(charts.flatMap((c) => c.series.flatMap((s) => s.keys)))));
   return charts.filter((c) => c.series.length > 0);
+}
+
+/** Keys that are bookkeeping rather than a measurement: the x axis itself. */
+const NOT_PLOTTED = new Set(['step', 'progress/batch']);
+
+/**
+ * Every numeric metric no plot above draws, grouped by its prefix (the path before the last `/`): a run that
+ * logs something new gets a plot of it without a change here.
+ */
+function restCharts(runs: RunData[], drawn: Set<string>): Chart[] {
+  const groups = new Map<string, string[]>();
+  for (const k of [...new Set(runs.flatMap((r) => r.rows.flatMap(Object.keys)))].sort()) {
+    if (drawn.has(k) || NOT_PLOTTED.has(k)) continue;
+    const prefix = k.includes('/') ? k.slice(0, k.lastIndexOf('/')) : 'other';
+    groups.set(prefix, [...(groups.get(prefix) ?? []), k]);
+  }
+  return [...groups].map(([prefix, keys]) => chart(runs, `more-${prefix.replace(/[^a-z0-9]+/gi, '-')}`, `More: ${prefix}`, keys.map((k) => key(k))));
+}
+
+/** Seconds since each run's start at the end of each step: the running sum of its step times. */
+export function runClocks(runs: RunData[]): Clocks {
+  const out: Clocks = {};
+  for (const run of runs) {
+    let t = 0;
+    const steps: number[] = [];
+    const seconds: number[] = [];
+    for (const r of run.rows) {
+      const dt = r['time/total'];
+      if (dt === undefined || !Number.isFinite(dt)) continue;
+      t += dt;
+      steps.push(r.step!);
+      seconds.push(Math.round(t * 1000) / 1000);
+    }
+    out[run.name] = { steps, seconds };
+  }
+  return out;
 }
 
 function boundOf(run: RunData | undefined): number | undefined {
@@ -105,14 +158,19 @@ function boundOf(run: RunData | undefined): number | undefined {
 }
 
 function configuredMarkers(runs: RunData[]): Marker[] {
-  return runs.flatMap((run) => {
+  return runs.flatMap((run, ri) => {
     const out: Marker[] = [];
     let before = '{}';
     for (const c of run.configured) {
       const now = JSON.stringify(c.changes);
       if (now !== before) {
         const text = Object.entries(c.changes).map(([k, v]) => `${k}=${v}`).join(' ');
-        out.push({ x: c.step, label: `${runs.length > 1 ? `${run.name}: ` : ''}${text || 'back to the config'}` });
+        out.push({
+          x: c.step,
+          label: `${runs.length > 1 ? `${run.name}: ` : ''}${text || 'back to the config'}`,
+          color: runs.length > 1 ? PALETTE[ri % PALETTE.length]! : '#333',
+          run: run.name,
+        });
       }
       before = now;
     }
@@ -125,6 +183,7 @@ function chart(runs: RunData[], id: string, title: string, picks: Pick[]): Chart
   const series: Series[] = [];
   runs.forEach((run, ri) => {
     const byStep = new Map(run.rows.map((row) => [row.step!, row]));
+    let drawn = 0;
     picks.forEach((p, pi) => {
       const values = x.map((step) => {
         const row = byStep.get(step);
@@ -137,9 +196,11 @@ function chart(runs: RunData[], id: string, title: string, picks: Pick[]): Chart
         label: many ? `${run.name} ${p.label}` : p.label,
         run: run.name,
         metric: p.label,
+        // Several runs: a colour per run, a dash per metric (train solid, eval dashed, ...). One run: a colour per metric.
         color: PALETTE[(many ? ri : pi) % PALETTE.length]!,
-        dash: many ? DASHES[pi % DASHES.length]! : [],
+        dash: many ? DASHES[drawn++ % DASHES.length]! : [],
         points: p.points === true,
+        keys: p.keys,
         values,
       });
     });

@@ -3,7 +3,8 @@
 // the page: nothing is fetched when it is opened, from disk or anywhere else.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildCharts, type Chart } from './charts';
+import { buildCharts, runClocks, type Chart } from './charts';
+import { rankRuns } from './rank-runs';
 import type { RunData } from './run-data';
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -24,10 +25,10 @@ function loadAssets() {
 const num = (v: number | undefined, d = 3) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
 const lastOf = (run: RunData, key: string) => [...run.rows].reverse().find((r) => r[key] !== undefined)?.[key];
 
-function runSummary(run: RunData): string {
+function runSummary(run: RunData, rank: number | null): string {
   const c = run.config;
   const link = run.uiLink ? `<a href="${esc(run.uiLink)}">${esc(run.workflowId)}</a>` : esc(run.workflowId);
-  return `<tr><td><b>${esc(run.name)}</b></td><td>${esc(run.status)}</td><td>${link}</td><td>${esc(c.modelName ?? '-')}</td>` +
+  return `<tr class="run-row">${rank === null ? '' : `<td>${rank}</td>`}<td><b>${esc(run.name)}</b></td><td>${esc(run.status)}</td><td>${link}</td><td>${esc(c.modelName ?? '-')}</td>` +
     `<td>${esc(c.lossFn ?? '-')}${c.async ? ' (async)' : ''}</td><td>${esc(c.learningRate ?? '-')}</td><td>${run.rows.length}</td>` +
     `<td>${num(lastOf(run, 'env/all/reward/total'))}</td><td>${num(lastOf(run, 'test/env/all/reward/total'))}</td>` +
     `<td><code>${esc(run.logPath)}</code></td></tr>`;
@@ -60,6 +61,7 @@ export function renderReport(runs: RunData[], generatedAt: Date = new Date()): s
   const a = loadAssets();
   const charts = buildCharts(runs);
   const title = runs.map((r) => r.name).join(' vs ');
+  const ranked = rankRuns(runs);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}: training report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -69,15 +71,24 @@ table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:
 code{font-size:12px;word-break:break-all}h1{font-size:20px;margin:0 0 8px}h3{font-size:15px;margin:4px 0}
 #charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:16px;margin-top:12px}
 .chart{border:1px solid #eee;padding:8px;min-width:0}.note{color:#666;font-size:12px;margin:2px 0}
-details{margin:4px 0}</style></head>
+details{margin:4px 0}
+#controls{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid #eee;padding:6px 0;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
+ol.marker-list{font-size:12px;margin:4px 0;padding-left:24px}
+#controls label{display:inline-flex;gap:6px;align-items:center}#smoothing{width:200px}</style></head>
 <body>
 <h1>Training report: ${esc(title)}</h1>
-<table><tr><th>run</th><th>status</th><th>Temporal workflow</th><th>model</th><th>loss</th><th>learning rate</th><th>steps logged</th><th>last train reward</th><th>last eval reward</th><th>log path</th></tr>
-${runs.map(runSummary).join('\n')}</table>
+${ranked.length > 1 ? '<p class="note">Best first: by the last eval reward, or the last train reward where a run logged no eval.</p>' : ''}
+<table><tr>${ranked.length > 1 ? '<th>rank</th>' : ''}<th>run</th><th>status</th><th>Temporal workflow</th><th>model</th><th>loss</th><th>learning rate</th><th>steps logged</th><th>last train reward</th><th>last eval reward</th><th>log path</th></tr>
+${ranked.map((r, i) => runSummary(r.run, ranked.length > 1 ? i + 1 : null)).join('\n')}</table>
 ${runs.map(runDetails).join('\n')}
 <p class="note">Written ${esc(generatedAt.toISOString())} from metrics.jsonl; rewritten after every step. Hover a plot to read every plot at that step.</p>
+<div id="controls">
+<label>Smoothing (EMA) <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0"> <output id="smoothing-value">0</output></label>
+<span>x axis: <label><input type="radio" name="x-axis" value="step" checked> step</label>
+<label><input type="radio" name="x-axis" value="time"> time since the run's start (sum of step times; pauses left out)</label></span>
+</div>
 <div id="charts">${charts.map(chartBox).join('\n')}</div>
-<script id="report-data" type="application/json">${scriptSafe(JSON.stringify({ charts }))}</script>
+<script id="report-data" type="application/json">${scriptSafe(JSON.stringify({ charts, clocks: runClocks(runs) }))}</script>
 <script>${scriptSafe(a.uplotJs)}</script>
 <script>${scriptSafe(a.pageJs)}</script>
 </body></html>

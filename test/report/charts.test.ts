@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildCharts, orchestrationSeconds } from '../../report/charts';
+import { buildCharts, orchestrationSeconds, runClocks } from '../../report/charts';
 import { loadRun } from '../../report/run-data';
+import { rankRuns } from '../../report/rank-runs';
 import { renderReport } from '../../report/render-html';
 
 function runDir(name: string, rows: Record<string, unknown>[], extra: { config?: object; checkpoints?: object[]; configured?: object[] } = {}): string {
@@ -37,7 +38,7 @@ test('a sync run: reward with sparse eval, time stacked with the rest as orchest
   assert.equal(run.status, 'running: 3 of 4 steps done');
   const charts = buildCharts([run]);
   const ids = charts.map((c) => c.id);
-  assert.deepEqual(ids, ['reward', 'entropy', 'lr', 'time'], 'plots without data are left out');
+  assert.deepEqual(ids, ['reward', 'entropy', 'lr', 'time', 'more-progress'], 'plots without data are left out; what no plot names gets one by prefix');
   const reward = charts[0]!;
   assert.deepEqual(reward.x, [0, 1, 2]);
   assert.deepEqual(reward.series.map((s) => [s.label, s.values, s.points]), [
@@ -69,7 +70,7 @@ test('an async run adds staleness with its bound; configured changes become mark
   const st = charts.find((c) => c.id === 'staleness')!;
   assert.deepEqual(st.series.map((s) => s.label), ['mean', 'max', 'min', 'bound (maxStepsOffPolicy)']);
   assert.deepEqual(st.series[3]!.values, [2, 2, 2]);
-  assert.deepEqual(charts.find((c) => c.id === 'lr')!.markers, [{ x: 1, label: 'learningRate=0.001' }], 'one marker where the settings changed');
+  assert.deepEqual(charts.find((c) => c.id === 'lr')!.markers, [{ x: 1, label: 'learningRate=0.001', color: '#333', run: 'b' }], 'one marker where the settings changed');
 });
 
 test('several runs overlay: one curve per run on the union of their steps, colour by run, and a time plot each', () => {
@@ -81,6 +82,34 @@ test('several runs overlay: one curve per run on the union of their steps, colou
   assert.deepEqual(reward.series[1]!.values, [0, 0.1, null]);
   assert.notEqual(reward.series[0]!.color, reward.series[1]!.color);
   assert.deepEqual(charts.filter((c) => c.stacked).map((c) => c.id), ['time-a', 'time-b']);
+});
+
+test('every logged number is drawn: unnamed metrics grouped by prefix; a clock per run from its step times', () => {
+  const extra = { 'grad_norm:mean': 1.5, 'env/all/by_group/frac_mixed': 0.25, 'custom/a': 1, 'custom/b': 2, 'loose': 3 };
+  const dir = runDir('c', [row(0, extra), row(1, { ...extra, 'time/total': 3 }), row(2, { 'time/total': Number.NaN })]);
+  const charts = buildCharts([loadRun(dir)]);
+  const byId = new Map(charts.map((c) => [c.id, c.series.flatMap((s) => s.keys)]));
+  assert.deepEqual(byId.get('grad-norm'), ['grad_norm:mean']);
+  assert.deepEqual(byId.get('group-mix'), ['env/all/by_group/frac_mixed']);
+  assert.deepEqual(byId.get('more-custom'), ['custom/a', 'custom/b']);
+  assert.deepEqual(byId.get('more-other'), ['loose']);
+  assert.deepEqual(runClocks([loadRun(dir)]), { c: { steps: [0, 1], seconds: [2, 5] } }, 'a step without a finite time has no place on the clock');
+});
+
+test('ranking: by last eval reward, runs with only train reward after those with eval, runs with neither last', () => {
+  const mk = (name: string, rows: Record<string, number>[]) => loadRun(runDir(name, rows.map((r, step) => ({ step, ...r }))));
+  const runs = [
+    mk('none', [{ 'optim/lr': 1 }]),
+    mk('train-only', [{ 'env/all/reward/total': 0.99 }]),
+    mk('eval-low', [{ 'test/env/all/reward/total': 0.9 }, { 'test/env/all/reward/total': 0.2 }]),
+    mk('eval-high', [{ 'test/env/all/reward/total': 0.5 }, { 'env/all/reward/total': 0.1 }]),
+  ];
+  assert.deepEqual(rankRuns(runs).map((r) => [r.run.name, r.by, r.score]), [
+    ['eval-high', 'eval', 0.5],
+    ['eval-low', 'eval', 0.2],
+    ['train-only', 'train', 0.99],
+    ['none', null, null],
+  ]);
 });
 
 test('the page is self-contained: uPlot inlined, nothing fetched, data that cannot close its script tag', () => {

@@ -113,9 +113,14 @@ test('a run killed mid-run leaves each step once in TensorBoard and W&B, and a r
   const charts = probeResult(await dumpDom(chromium, probed));
   const count = (key: string) => rows.filter((r) => typeof r[key] === 'number').length;
   const byId = new Map(charts.map((c) => [c.id, c]));
-  assert.deepEqual([...byId.keys()].sort(), ['entropy', 'kl', 'loss', 'lr', 'reward', 'rollouts', 'time', 'tokens']);
+  const named = ['entropy', 'grad-norm', 'group-mix', 'kl', 'loss', 'lr', 'reward', 'rollouts', 'time', 'tokens'];
+  assert.deepEqual(named.filter((id) => !byId.has(id)), [], 'every named plot drawn');
+  assert.ok([...byId.keys()].filter((id) => !named.includes(id)).every((id) => id.startsWith('more-')), 'the rest are the plots of metrics no named plot draws');
   const points = (id: string, label: string) => byId.get(id)!.series.find((s) => s.label === label)?.points;
   assert.equal(points('reward', 'train'), 4);
+  assert.equal(points('grad-norm', 'grad_norm:mean'), count('grad_norm:mean'));
+  assert.equal(points('group-mix', 'mixed (rewards differ: a learning signal)'), 4);
+
   assert.equal(points('reward', 'eval'), count('test/env/all/reward/total'));
   assert.equal(points('reward', 'eval'), 2);
   assert.equal(points('entropy', 'entropy'), count('optim/entropy'));
