@@ -30,10 +30,3 @@ export function missingRewardNote(m: Metrics): string | null {
         'Python one returns a float from its rollout or calls agl.emit_reward';
   return `${missing} of ${succeeded} succeeded rollouts carry no reward, so they teach nothing; likely cause: ${causes}`;
 }
-
-/** What the run's reward watch (workflows/reward-watch.ts) carries across continue-as-new. */
-export interface RewardWatchState {
-  /** Steps in a row whose succeeded rollouts carried no reward. */
-  batchesWithoutReward: number;
-  warning: string | null;
-}

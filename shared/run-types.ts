@@ -3,7 +3,6 @@
 import type { RunChanges } from '../config/run-changes';
 import type { RunConfig, RunConfigInput } from '../config/run-config';
 import type { SchedulerCounts, SchedulerState } from './async-groups';
-import type { RewardWatchState } from './missing-rewards';
 
 /** The run config minus inline datasets (those are snapshotted to disk once by prepareRun). */
 export type RunSettings = Omit<RunConfig, 'datasetBuilder'> & {
@@ -191,3 +190,13 @@ export interface StopRequest {
   /** How long the batch in flight may take to finish before it is cancelled (default 300 s; a run starting stops at once). */
   graceSeconds?: number;
 }
+
+/** What the run's reward watch (workflows/reward-watch.ts) carries across continue-as-new. */
+export interface RewardWatchState {
+  /** Steps in a row whose succeeded rollouts carried no reward. */
+  batchesWithoutReward: number;
+  warning: string | null;
+}
+
+/** The training workflow's signature, for continue-as-new without importing the workflow itself. */
+export type TrainingRunWorkflow = (input: TrainingRunInput | RunConfigInput) => Promise<TrainingRunResult>;

@@ -2,8 +2,8 @@
 // nothing) and batches skipped with their weights unchanged. The latest such note is the run's warning (progress
 // query, progress line, UI current details); after `pauseAfterBatchesWithoutReward` steps in a row without any
 // reward the run pauses itself with the reason, and `resume` lets it go on once the agents are fixed.
-import { batchWithoutRewards, missingRewardNote, type RewardWatchState } from '../shared/missing-rewards';
-import type { Metrics } from '../shared/run-types';
+import { batchWithoutRewards, missingRewardNote } from '../shared/missing-rewards';
+import type { Metrics, RewardWatchState } from '../shared/run-types';
 
 const plural = (unit: string) => (unit.endsWith('h') ? `${unit}es` : `${unit}s`);
 

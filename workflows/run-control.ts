@@ -6,12 +6,11 @@ import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, 
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import { parseRunChanges, type RunChanges } from '../config/run-changes';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
-import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput } from '../shared/run-types';
+import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunWorkflow } from '../shared/run-types';
 import { BATCH, PHASE, TRAIN_REWARD } from '../shared/search-attributes';
 import { positionText, unitOf } from './batch-numbering';
 import { RewardWatch } from './reward-watch';
 import { DEFAULT_STOP_GRACE_SECONDS, StopGrace } from './stop-grace';
-import type { trainingRun } from './training-run';
 
 export const checkpointName = (step: number) => String(step).padStart(6, '0');
 
@@ -226,6 +225,6 @@ export class RunControl {
       ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
       ...extra(),
     };
-    await continueAsNew<typeof trainingRun>({ config, carried: next });
+    await continueAsNew<TrainingRunWorkflow>({ config, carried: next });
   }
 }
