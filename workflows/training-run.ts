@@ -11,7 +11,7 @@ import { asyncLoopLegacy } from './async-loop-legacy';
 import type { SchedulerCounts } from './async-scheduler';
 import { checkpointName, RunControl } from './run-control';
 import type { RunSettings, TrainingRunInput, TrainingRunResult } from './run-types';
-import { MODEL_NAME, RUN_NAME } from './search-attributes';
+import { FORK_STEP, MODEL_NAME, PARENT_RUN, RUN_NAME } from './search-attributes';
 import { syncLoop } from './sync-loop';
 
 /** The CLI passes the config file as it is; the client wraps it with carried state. Both are accepted. */
@@ -66,8 +66,20 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
       'EmptyDataset',
     );
   }
+  // A fork (only in configs that name forkOf, so histories of other runs replay unchanged) starts at its fork step.
+  const forkOf = configured.forkOf;
+  if (forkOf) {
+    if (forkOf.step > prepared.numBatches) {
+      throw ApplicationFailure.nonRetryable(`forkOf.step ${forkOf.step} is past this run's last batch (${prepared.numBatches})`, 'InvalidRunConfig');
+    }
+    if (!carried) run.batch = forkOf.step;
+    upsertSearchAttributes([
+      { key: PARENT_RUN, value: forkOf.run },
+      { key: FORK_STEP, value: forkOf.step },
+    ]);
+  }
   run.policy ??= await stubs.trainer.initPolicy(settings, run.batch);
-  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}) });
+  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}), ...(forkOf ? { forkOf } : {}) });
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
