@@ -42,6 +42,9 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 /** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
 export const ASYNC_PACED = 'async-paced-publish-first';
 
+/** Activities carry the run's fairness key and weight (Temporal task-queue fairness). */
+export const FLEET_FAIRNESS = 'fleet-fairness-keys';
+
 type Ended = { stoppedEarly: boolean; counts?: SchedulerCounts };
 
 async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promise<Ended> {
@@ -50,7 +53,9 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
   const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
   const configured: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
   const isAsync = Boolean(configured.async);
-  const stubs = activityStubs({ ...configured, ...run.changes }.activityHeartbeatTimeoutSeconds);
+  // Runs started before fairness keys schedule their activities as they did (saved histories replay).
+  const fairness = patched(FLEET_FAIRNESS) ? { key: configured.runName, weight: configured.fleetWeight ?? 1 } : undefined;
+  const stubs = activityStubs({ ...configured, ...run.changes }.activityHeartbeatTimeoutSeconds, fairness);
   // An async run's progress counts optimizer steps: groupsPerBatch groups each, from every batch's tasks.
   const totalGroups = prepared.numBatches * configured.datasetBuilder.batchSize;
   const numSteps = configured.async ? Math.ceil(totalGroups / configured.async.groupsPerBatch) : prepared.numBatches;
