@@ -310,15 +310,22 @@ async function main(): Promise<void> {
     }
     case 'list': {
       const client = await connect(settings);
-      for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) {
+      const listed = [];
+      for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) listed.push({ w, memo: ((await w.memo) ?? {}) as Record<string, unknown> });
+      // Each running run's share of the runner fleet: its fleetWeight over all running runs' (store/fair-share.ts).
+      const weightOf = (m: Record<string, unknown>) => (typeof m.fleetWeight === 'number' ? m.fleetWeight : 1);
+      const totalWeight = listed.filter((l) => l.w.status.name === 'RUNNING').reduce((sum, l) => sum + weightOf(l.memo), 0);
+      for (const { w, memo } of listed) {
         const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
         // AglBatch is how many batches are done (batch N is the (N+1)th, as metrics.jsonl's step).
         const done = sa.AglBatch?.[0] ?? 0;
         const reward = sa.AglTrainReward?.[0];
         const parent = sa.AglParentRun?.[0];
         const lineage = typeof parent === 'string' ? `\tfork of ${parent} at step ${String(sa.AglForkStep?.[0] ?? '?')}` : '';
+        const cap = typeof memo.maxRolloutsInFlight === 'number' ? `, at most ${memo.maxRolloutsInFlight} in flight` : '';
+        const share = w.status.name === 'RUNNING' ? `\tfleet share ${((100 * weightOf(memo)) / totalWeight).toFixed(0)}% (weight ${weightOf(memo)}${cap})` : '';
         process.stdout.write(
-          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}${lineage}\t${workflowUiLink(settings, w.workflowId)}\n`,
+          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}${share}${lineage}\t${workflowUiLink(settings, w.workflowId)}\n`,
         );
       }
       return;

@@ -84,7 +84,7 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
     ]);
   }
   run.policy ??= await stubs.trainer.initPolicy(settings, run.batch);
-  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}), ...(forkOf ? { forkOf } : {}) });
+  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}), ...(forkOf ? { forkOf } : {}), ...fleetMemo(configured) });
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
@@ -100,6 +100,11 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
     if (!stoppedEarly) run.finalCheckpoint = 'final';
   }
   return ended;
+}
+
+/** The run's fleet share settings, for `client list` (only when set, so other runs' memos stay as they were). */
+function fleetMemo(s: RunSettings): Record<string, number> {
+  return { ...(s.fleetWeight !== undefined && s.fleetWeight !== 1 ? { fleetWeight: s.fleetWeight } : {}), ...(s.maxRolloutsInFlight ? { maxRolloutsInFlight: s.maxRolloutsInFlight } : {}) };
 }
 
 /** After a stop cut the run short: the last trained policy's checkpoint row, if it can be written within a minute. */

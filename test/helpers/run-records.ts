@@ -7,7 +7,10 @@ import type { RunRecord, RunRecordKind } from '../../store/run-records';
 /** Every record of one kind of the run named `runName` (its only instance), by seq. */
 export async function runRecordsOf(storeUrl: string, runName: string, kind: RunRecordKind, token?: string): Promise<RunRecord[]> {
   const store = new StoreClient(storeUrl, token === undefined ? {} : { token });
-  const runs = [...new Set((await store.runsWithRecords()).map((r) => r.run).filter((r) => r === runName || r.startsWith(`${runName}@`)))];
+  const named = [...new Set((await store.runsWithRecords()).map((r) => r.run).filter((r) => r === runName || r.startsWith(`${runName}@`)))];
+  // The run's files (config.json, dataset.json) are kept under its plain name: its records are the instance's.
+  const instances = named.filter((r) => r !== runName);
+  const runs = instances.length > 0 ? instances : named;
   if (runs.length !== 1) throw new Error(`run ${runName}: ${runs.length} instances with records in the store (${runs.join(', ')})`);
   const out: RunRecord[] = [];
   for (let seq = 0; ; ) {
