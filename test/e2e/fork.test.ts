@@ -22,7 +22,8 @@ let dataDir = '';
 let taskQueue = '';
 
 before(async () => {
-  ({ stack, dataDir, taskQueue } = await startTestStack('fork'));
+  // Partial-credit rewards, so every step really moves the weights of the tiny model (otherwise all rewards are 0).
+  ({ stack, dataDir, taskQueue } = await startTestStack('fork', { agent: 'hello-dense' }));
   client = new Client({ connection: await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' }) });
 });
 
@@ -69,6 +70,8 @@ test('a fork at step K reproduces its parent from K bit for bit; a changed learn
   const parentW = await stepWeights('parent');
   const sameW = await stepWeights('fork-same');
   const lrW = await stepWeights('fork-lr');
+  assert.notEqual(parentW.get(3), parentW.get(2), 'the parent really trained at step 3 (else equal weights would prove nothing)');
+  assert.notEqual(parentW.get(4), parentW.get(3), 'and at step 4');
   assert.deepEqual([...sameW.keys()].sort(), [3, 4], 'the fork committed steps K+1.. only (its start is the parent state, not retrained)');
   for (const step of [3, 4]) assert.equal(sameW.get(step), parentW.get(step), `fork-same: weights after step ${step} are the parent's`);
   for (const step of [3, 4]) assert.notEqual(lrW.get(step), parentW.get(step), `fork-lr: weights after step ${step} differ (lr 1e-2)`);
