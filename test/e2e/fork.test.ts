@@ -15,6 +15,9 @@ import { forkConfig, parentOf } from '../../cli/fork-command';
 import { validateRunConfig } from '../../config/load';
 import { weightsOf } from '../chaos/harness';
 import { tinkerService } from '../../activities/services';
+import { runCommand } from '../helpers/commands';
+
+const temporalArgs = () => ['--address', stack!.temporal.address, '--task-queue', taskQueue];
 
 let stack: Stack | undefined;
 let client: Client;
@@ -59,9 +62,13 @@ test('a fork at step K reproduces its parent from K bit for bit; a changed learn
   const { config, runKey } = await parentOf(runHandle(client, 'parent'));
   assert.match(runKey, /^parent@.+/);
   const same = forkConfig(config, runKey, FORK_STEP, 'fork-same', {});
-  const lr = forkConfig(config, runKey, FORK_STEP, 'fork-lr', { learningRate: 1e-2 });
   assert.equal(same.logPath, path.join(dataDir, 'runs', 'fork-same'), "a fork's files sit beside its parent's");
-  const forks = await Promise.all([startOrAttach(client, taskQueue, same), startOrAttach(client, taskQueue, lr)]);
+  // The other fork as a user starts it: the client command.
+  const cli = await runCommand('client.ts', ['fork', 'parent', '--from-step', String(FORK_STEP), '--name', 'fork-lr', '--set', 'learningRate=0.01', ...temporalArgs()]);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.match(cli.stdout, /^started agl-run-fork-lr: a fork of parent@\S+ after step 2 with \{"learningRate":0.01\}/);
+  const lr = { logPath: path.join(dataDir, 'runs', 'fork-lr') };
+  const forks = [await startOrAttach(client, taskQueue, same), { handle: runHandle(client, 'fork-lr') }];
   const [parentResult, sameResult, lrResult] = await Promise.all([parentRun.handle.result(), ...forks.map((f) => f.handle.result())]);
   assert.equal(parentResult.batchesCompleted, NUM_BATCHES, 'the parent ran to its end, undisturbed by its forks');
   assert.equal(sameResult.batchesCompleted, NUM_BATCHES);
@@ -100,6 +107,9 @@ test('a fork at step K reproduces its parent from K bit for bit; a changed learn
   assert.deepEqual(sa.AglParentRun, [runKey]);
   assert.deepEqual(sa.AglForkStep, [FORK_STEP]);
   assert.deepEqual((await d.memo)?.forkOf, { run: runKey, step: FORK_STEP });
+  const list = await runCommand('client.ts', ['list', ...temporalArgs()]);
+  assert.match(list.stdout, new RegExp(`^agl-run-fork-lr\\tCOMPLETED\\t.*\\tfork of ${runKey} at step 2\\t`, 'm'), list.stdout);
+  assert.doesNotMatch(list.stdout, /^agl-run-parent\t.*fork of/m, 'the parent is no fork');
 
   // A fork from a step whose checkpoint is gone from the trainer is refused, with the reason.
   const gone = (await stepRecordsOf(stack!.storeUrl, 'parent')).find((r) => r.result.state.step === 1)!.result.state.statePath;
