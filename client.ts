@@ -21,6 +21,7 @@ import { resultLine } from './cli/result-line';
 import { connectionProblem } from './cli/connection-problem';
 import { registerSearchAttributes, describeProblem, checkSearchAttributes, cliCommand, REQUIRED_ATTRIBUTES } from './cli/search-attribute-setup';
 import { runTrouble } from './cli/run-trouble';
+import { forkConfig, parentOf, parseForkStep } from './cli/fork-command';
 import { DEFAULT_STOP_GRACE_SECONDS } from './workflows/stop-grace';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--profile name] [--task-queue q]
@@ -31,6 +32,9 @@ commands:
   validate <run.json>    check a run config; every problem is printed with its field path (exit 2 on problems)
   start <run.json>       validate, then start the run (workflow id agl-run-<runName>); attaches if it is running;
                          --fresh replaces a finished run of that name (and removes its logPath) to train it again
+  fork <run> --from-step K [--name N] [--set key=value ...]
+                         start a new run from <run>'s weights and optimizer state after step K, with its data
+                         order and seeds from there on; --set changes fields of the config (e.g. learningRate=1e-4)
   status <run>           where the run is (batch, phase, last rewards) or how it ended
   watch <run>            follow the run live until it ends
   pause <run>            hold the run before its next batch
@@ -94,6 +98,9 @@ async function main(): Promise<void> {
         supervised: { type: 'boolean' },
         'train-on': { type: 'string' },
         text: { type: 'boolean' },
+        'from-step': { type: 'string' },
+        name: { type: 'string' },
+        set: { type: 'string', multiple: true },
       },
       allowPositionals: true,
       strict: true,
@@ -202,6 +209,35 @@ async function main(): Promise<void> {
       if (problem) process.stderr.write(`WARNING: the run cannot go on until this is fixed: ${problem}\n`);
       return;
     }
+    case 'fork': {
+      let changes: Record<string, unknown>;
+      try {
+        changes = parseAssignments(parsed.values.set ?? []);
+      } catch (err) {
+        throw new UsageError(`client fork: --set ${(err as Error).message}`);
+      }
+      const step = parseForkStep(parsed.values['from-step']);
+      const client = await connect(settings);
+      const parent = runHandle(client, needRun());
+      context.workflowId = parent.workflowId;
+      const { config, runKey } = await parentOf(parent);
+      let cfg;
+      try {
+        cfg = forkConfig(config, runKey, step, parsed.values.name, changes);
+      } catch (err) {
+        if (err instanceof ConfigError) {
+          process.stderr.write(`${err.message}\n`);
+          process.exit(2);
+        }
+        throw err;
+      }
+      const run = await startOrAttach(client, settings.taskQueue, cfg);
+      context.workflowId = run.workflowId;
+      if (!run.started) throw new CommandError(`a run named ${runNameOf(cfg)} exists already (${run.workflowId}); give the fork another --name`);
+      process.stdout.write(`started ${run.workflowId}: a fork of ${runKey} after step ${step}${Object.keys(changes).length ? ` with ${JSON.stringify(changes)}` : ''}\n`);
+      link(run.workflowId);
+      return;
+    }
     case 'status': {
       const client = await connect(settings);
       const h = runHandle(client, needRun());
@@ -274,13 +310,22 @@ async function main(): Promise<void> {
     }
     case 'list': {
       const client = await connect(settings);
-      for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) {
+      const listed = [];
+      for await (const w of client.workflow.list({ query: `WorkflowType = "trainingRun"` })) listed.push({ w, memo: ((await w.memo) ?? {}) as Record<string, unknown> });
+      // Each running run's share of the runner fleet: its fleetWeight over all running runs' (store/fair-share.ts).
+      const weightOf = (m: Record<string, unknown>) => (typeof m.fleetWeight === 'number' ? m.fleetWeight : 1);
+      const totalWeight = listed.filter((l) => l.w.status.name === 'RUNNING').reduce((sum, l) => sum + weightOf(l.memo), 0);
+      for (const { w, memo } of listed) {
         const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
         // AglBatch is how many batches are done (batch N is the (N+1)th, as metrics.jsonl's step).
         const done = sa.AglBatch?.[0] ?? 0;
         const reward = sa.AglTrainReward?.[0];
+        const parent = sa.AglParentRun?.[0];
+        const lineage = typeof parent === 'string' ? `\tfork of ${parent} at step ${String(sa.AglForkStep?.[0] ?? '?')}` : '';
+        const cap = typeof memo.maxRolloutsInFlight === 'number' ? `, at most ${memo.maxRolloutsInFlight} in flight` : '';
+        const share = w.status.name === 'RUNNING' ? `\tfleet share ${((100 * weightOf(memo)) / totalWeight).toFixed(0)}% (weight ${weightOf(memo)}${cap})` : '';
         process.stdout.write(
-          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}\t${workflowUiLink(settings, w.workflowId)}\n`,
+          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}${share}${lineage}\t${workflowUiLink(settings, w.workflowId)}\n`,
         );
       }
       return;

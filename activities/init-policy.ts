@@ -6,13 +6,14 @@ import { ConfigError } from '../config/errors';
 import { checkTrainer } from '../config/trainer-check';
 import { commitStepRecord, readStepRecord } from './step-records';
 import { checkpointTtlOf } from './checkpoint-lifetimes';
+import { forkOrigin } from './fork-state';
 
 const INITIAL = 'initial';
 
 /**
  * Creates the model to train (LoRA of `modelName`, seeded from the dataset seed so reruns start identical),
  * loads `loadCheckpointPath` if given (weights only, as the seed's load_state), and saves the starting state and
- * sampler. Idempotent: a retry returns what the first attempt saved.
+ * sampler; a fork (settings.forkOf) starts from its parent's state instead. Idempotent: a retry returns what the first attempt saved.
  */
 export async function initPolicy(settings: RunSettings, startStep: number): Promise<PolicyState> {
   return withHeartbeats('creating the policy', exclusivelyFor(settings.runName, () => initPolicyAlone(settings, startStep)));
@@ -28,13 +29,20 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const existing = await readStepRecord(settings, startStep, INITIAL);
   if (existing) return existing.state;
   const service = tinkerFor(settings);
-  // The first use of a local base model builds it, which can take a minute.
-  const tc = await withHeartbeats(
-    'creating model',
-    service.createLoraTrainingClient(settings.modelName, { rank: settings.loraRank, seed: settings.datasetBuilder.seed }),
-  );
-  const loadPath = settings.loadCheckpointPath;
-  if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
+  let tc;
+  if (settings.forkOf) {
+    // A fork: a new model holding the parent's weights and optimizer state after the fork step (fork-state.ts).
+    const origin = await forkOrigin(settings, settings.forkOf);
+    tc = await withHeartbeats('loading the parent state', service.createTrainingClientFromState(origin.state.statePath, { withOptimizer: true }));
+  } else {
+    // The first use of a local base model builds it, which can take a minute.
+    tc = await withHeartbeats(
+      'creating model',
+      service.createLoraTrainingClient(settings.modelName, { rank: settings.loraRank, seed: settings.datasetBuilder.seed }),
+    );
+    const loadPath = settings.loadCheckpointPath;
+    if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
+  }
   const name = String(startStep).padStart(6, '0');
   const ttlSeconds = checkpointTtlOf(settings);
   const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds }));

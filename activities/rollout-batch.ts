@@ -163,5 +163,8 @@ export async function runRolloutBatch(
 /** Routes a run's rollouts to the agent it names (only runners naming it take them), or to its agent workflow. */
 function routeMetadata(settings: RunSettings): Record<string, Json> {
   const route = rolloutRoute(settings);
-  return route ? { agl_agent: route } : {};
+  // The run's share of a shared fleet and its cap in flight, read by the store's dequeue (store/fair-share.ts).
+  const weight = settings.fleetWeight ?? 1;
+  const cap = settings.maxRolloutsInFlight ?? null;
+  return { ...(route ? { agl_agent: route } : {}), ...(weight !== 1 ? { agl_fleet_weight: weight } : {}), ...(cap !== null ? { agl_max_in_flight: cap } : {}) };
 }

@@ -76,6 +76,12 @@ export const AsyncSchema = z.strictObject({
   }
 });
 
+/** Where a fork starts: the parent run and the step whose state it takes (0 = the parent's initial state). */
+export const ForkOfSchema = z.strictObject({
+  run: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,200}$/, 'a run name, or <runName>@<instance>'),
+  step: z.number().int().min(0),
+});
+
 export const RunConfigSchema = z
   .strictObject({
     learningRate: LearningRate,
@@ -161,6 +167,16 @@ export const RunConfigSchema = z
     agent: AgentName.nullable().default(null),
     /** An agent workflow serves each rollout instead of runners (config/agent-workflow.ts). */
     agentWorkflow: AgentWorkflowSchema.nullable().default(null),
+    /**
+     * Start from another run's state after one of its steps (docs/many-runs.md): weights and optimizer state from
+     * that step's record, and the same batches, seeds and sampling from there on. `run` is the parent's run name,
+     * or `<runName>@<instance>` when the store holds several runs of that name.
+     */
+    forkOf: ForkOfSchema.nullable().default(null),
+    /** This run's share of a runner fleet shared with other runs: the store hands out rollouts in proportion (ours). */
+    fleetWeight: z.number().positive().max(1000).default(1),
+    /** At most this many of the run's rollouts are handed to runners at once (null = no cap). */
+    maxRolloutsInFlight: z.number().int().min(1).nullable().default(null),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
@@ -200,6 +216,9 @@ export const RunConfigSchema = z
     }
     if (cfg.agentWorkflow !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({ code: 'custom', path: ['rolloutTimeoutSeconds'], message: 'agent workflows need a rollout timeout: it is their execution timeout, so that one never finishing cannot stall the run' });
+    }
+    if (cfg.forkOf !== null && cfg.async !== null) {
+      ctx.addIssue({ code: 'custom', path: ['forkOf'], message: 'forking an async run is not supported yet (a fork starts at a synchronous batch)' });
     }
     if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({

@@ -9,4 +9,8 @@ export const BATCH = defineSearchAttributeKey('AglBatch', SearchAttributeType.IN
 export const TRAIN_REWARD = defineSearchAttributeKey('AglTrainReward', SearchAttributeType.DOUBLE);
 export const EVAL_REWARD = defineSearchAttributeKey('AglEvalReward', SearchAttributeType.DOUBLE);
 
-export const ALL_SEARCH_ATTRIBUTES = [RUN_NAME, MODEL_NAME, PHASE, BATCH, TRAIN_REWARD, EVAL_REWARD];
+/** A fork's lineage: the parent's records key (`<runName>@<instance>`) and the step it started from. */
+export const PARENT_RUN = defineSearchAttributeKey('AglParentRun', SearchAttributeType.KEYWORD);
+export const FORK_STEP = defineSearchAttributeKey('AglForkStep', SearchAttributeType.INT);
+
+export const ALL_SEARCH_ATTRIBUTES = [RUN_NAME, MODEL_NAME, PHASE, BATCH, TRAIN_REWARD, EVAL_REWARD, PARENT_RUN, FORK_STEP];

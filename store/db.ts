@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CALL_KEY_ATTR } from './types';
+import { addFairShare } from './fair-share';
 
 export type SyncMode = 'full' | 'normal';
 
@@ -107,6 +108,7 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   db.pragma('foreign_keys = OFF');
   db.exec(SCHEMA);
   addCallKeys(db);
+  addFairShare(db);
   return db;
 }
 

@@ -6,6 +6,7 @@ import { checkFilterLogic, checkPagination, combine, contains, inList, limitClau
 import { rolloutFromRow, toJsonText, toNullableJsonText, type RolloutRow } from './rows';
 import type { StoreDb } from './store-db';
 import { leaveForAnother, setAside } from './runner-standing';
+import { FairClock, flowOf, inFlightByFlow, queuedFlows, type QueueItem } from './fair-share';
 import {
   byIdempotencyKey, createAttempt, markWorkerIdleAfterEmptyDequeue, pushToQueue, setRolloutStatus, syncWorker, withLatestAttempt,
 } from './transitions';
@@ -93,23 +94,61 @@ function routedTo(row: RolloutRow, filter: DequeueFilter): boolean {
   return !filter.keyPrefix || (row.idempotency_key ?? '').startsWith(filter.keyPrefix);
 }
 
+/**
+ * Hands out up to `limit` queued rollouts: FIFO within a run, and across runs by weighted fair queuing
+ * (fair-share.ts), skipping runs at their cap of rollouts in flight.
+ */
 export function dequeue(s: StoreDb, limit: number, workerId: string | null, filter: DequeueFilter = {}): AttemptedRollout[] {
   return s.tx(() => {
     const out: AttemptedRollout[] = [];
     // A runner that keeps failing gets nothing for a while; a retry waits for a runner that has not tried it yet
     // when one is free (runner-standing.ts). Skipped rollouts stay queued, in their place.
     const aside = setAside(s, workerId);
-    const next = s.stmt('SELECT pos, rollout_id FROM rollout_queue WHERE pos > ? ORDER BY pos LIMIT 1');
+    const next = s.stmt('SELECT pos, rollout_id FROM rollout_queue WHERE flow = ? AND pos > ? ORDER BY pos LIMIT 1');
     const drop = s.stmt('DELETE FROM rollout_queue WHERE pos = ?');
-    for (let after = -1; !aside && out.length < limit; ) {
-      const item = next.get(after) as { pos: number; rollout_id: string } | undefined;
-      if (!item) break;
-      after = item.pos;
-      const row = s.rolloutRow(item.rollout_id);
-      if (row && (row.status === 'queuing' || row.status === 'requeuing') && (!routedTo(row, filter) || leaveForAnother(s, workerId, row))) continue;
-      drop.run(item.pos);
-      if (!row || (row.status !== 'queuing' && row.status !== 'requeuing')) continue; // cancelled or taken
-      out.push(createAttempt(s, row, workerId));
+    /** The flow's first rollout after `after` this dequeue may take; gone or taken ones leave the queue. */
+    const headOf = (flow: string, after: number): QueueItem | undefined => {
+      for (;;) {
+        const item = next.get(flow, after) as { pos: number; rollout_id: string } | undefined;
+        if (!item) return undefined;
+        after = item.pos;
+        const row = s.rolloutRow(item.rollout_id);
+        if (!row || (row.status !== 'queuing' && row.status !== 'requeuing')) {
+          drop.run(item.pos); // cancelled or taken
+          continue;
+        }
+        if (!routedTo(row, filter) || leaveForAnother(s, workerId, row)) continue;
+        return { pos: item.pos, row, facts: flowOf(row.metadata) };
+      }
+    };
+    if (!aside && limit > 0) {
+      const inFlight = inFlightByFlow(s);
+      const capped = (h: QueueItem) => h.facts.maxInFlight !== null && (inFlight.get(h.facts.flow) ?? 0) >= h.facts.maxInFlight;
+      const heads = new Map<string, QueueItem>();
+      for (const flow of queuedFlows(s)) {
+        const h = headOf(flow, -1);
+        if (h && !capped(h)) heads.set(flow, h);
+      }
+      const clock = new FairClock(s);
+      while (out.length < limit && heads.size > 0) {
+        let pick: QueueItem | undefined;
+        for (const h of heads.values()) {
+          if (!pick) pick = h;
+          else {
+            const a = clock.startTag(h.facts.flow);
+            const b = clock.startTag(pick.facts.flow);
+            if (a < b || (a === b && h.pos < pick.pos)) pick = h;
+          }
+        }
+        const flow = pick!.facts.flow;
+        drop.run(pick!.pos);
+        out.push(createAttempt(s, pick!.row, workerId));
+        clock.served(flow, pick!.facts.weight);
+        inFlight.set(flow, (inFlight.get(flow) ?? 0) + 1);
+        const h = headOf(flow, pick!.pos);
+        if (h && !capped(h)) heads.set(flow, h);
+        else heads.delete(flow);
+      }
     }
     if (workerId !== null) {
       const last = out[out.length - 1];

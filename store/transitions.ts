@@ -11,6 +11,7 @@ import {
 } from './types';
 import { rolloutStatusFromAttempt } from './watchdog';
 import { noteAttemptEnd } from './runner-standing';
+import { flowOf } from './fair-share';
 
 /** Sets a rollout's status with its side effects: end_time for terminal statuses, re-queue for (re)queuing. */
 export function setRolloutStatus(s: StoreDb, rolloutId: string, status: RolloutStatus): void {
@@ -25,7 +26,8 @@ export function setRolloutStatus(s: StoreDb, rolloutId: string, status: RolloutS
 
 export function pushToQueue(s: StoreDb, rolloutId: string): void {
   const queued = s.stmt('SELECT 1 FROM rollout_queue WHERE rollout_id = ?').get(rolloutId);
-  if (!queued) s.stmt('INSERT INTO rollout_queue (rollout_id) VALUES (?)').run(rolloutId);
+  // Queued under its run's flow, so the dequeue shares the fleet between runs (fair-share.ts).
+  if (!queued) s.stmt('INSERT INTO rollout_queue (rollout_id, flow) VALUES (?, ?)').run(rolloutId, flowOf(s.rolloutRow(rolloutId)?.metadata ?? null).flow);
 }
 
 /** The rollout with its latest attempt, when it has one. */

@@ -27,11 +27,14 @@ export type ActivityStubs = ReturnType<typeof activityStubs>;
  * so `activityHeartbeatTimeoutSeconds` (when set) shortens that wait for every kind; all our activities heartbeat
  * well within 5 s while they work.
  */
-export function activityStubs(heartbeatSeconds: number | null | undefined) {
+export function activityStubs(heartbeatSeconds: number | null | undefined, fairness?: { key: string; weight: number }) {
   const hb = heartbeatSeconds ? { heartbeatTimeout: `${heartbeatSeconds} seconds` as const } : {};
+  // Temporal's task-queue fairness: a run's activities share the workers with other runs' by its fleetWeight
+  // (used where the server has fairness enabled; ignored otherwise). Keys are at most 64 bytes.
+  const prio = fairness ? { priority: { fairnessKey: fairness.key.slice(0, 64), fairnessWeight: fairness.weight } } : {};
   return {
-    bookkeeping: proxyActivities<TrainingActivities>({ ...BOOKKEEPING, ...hb }),
-    trainer: proxyActivities<TrainingActivities>({ ...TRAINER, ...hb }),
-    rollouts: proxyActivities<TrainingActivities>({ ...ROLLOUTS, ...hb }),
+    bookkeeping: proxyActivities<TrainingActivities>({ ...BOOKKEEPING, ...hb, ...prio }),
+    trainer: proxyActivities<TrainingActivities>({ ...TRAINER, ...hb, ...prio }),
+    rollouts: proxyActivities<TrainingActivities>({ ...ROLLOUTS, ...hb, ...prio }),
   };
 }

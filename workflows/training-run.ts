@@ -11,7 +11,7 @@ import { asyncLoopLegacy } from './async-loop-legacy';
 import type { SchedulerCounts } from './async-scheduler';
 import { checkpointName, RunControl } from './run-control';
 import type { RunSettings, TrainingRunInput, TrainingRunResult } from '../shared/run-types';
-import { MODEL_NAME, RUN_NAME } from '../shared/search-attributes';
+import { FORK_STEP, MODEL_NAME, PARENT_RUN, RUN_NAME } from '../shared/search-attributes';
 import { syncLoop } from './sync-loop';
 
 /** The CLI passes the config file as it is; the client wraps it with carried state. Both are accepted. */
@@ -42,6 +42,9 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 /** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
 export const ASYNC_PACED = 'async-paced-publish-first';
 
+/** Activities carry the run's fairness key and weight (Temporal task-queue fairness). */
+export const FLEET_FAIRNESS = 'fleet-fairness-keys';
+
 type Ended = { stoppedEarly: boolean; counts?: SchedulerCounts };
 
 async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promise<Ended> {
@@ -50,7 +53,9 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
   const prepared = await activityStubs(null).bookkeeping.prepareRun(config);
   const configured: RunSettings = { ...prepared.settings, instanceId: workflowInfo().firstExecutionRunId };
   const isAsync = Boolean(configured.async);
-  const stubs = activityStubs({ ...configured, ...run.changes }.activityHeartbeatTimeoutSeconds);
+  // Runs started before fairness keys schedule their activities as they did (saved histories replay).
+  const fairness = patched(FLEET_FAIRNESS) ? { key: configured.runName, weight: configured.fleetWeight ?? 1 } : undefined;
+  const stubs = activityStubs({ ...configured, ...run.changes }.activityHeartbeatTimeoutSeconds, fairness);
   // An async run's progress counts optimizer steps: groupsPerBatch groups each, from every batch's tasks.
   const totalGroups = prepared.numBatches * configured.datasetBuilder.batchSize;
   const numSteps = configured.async ? Math.ceil(totalGroups / configured.async.groupsPerBatch) : prepared.numBatches;
@@ -66,8 +71,20 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
       'EmptyDataset',
     );
   }
+  // A fork (only in configs that name forkOf, so histories of other runs replay unchanged) starts at its fork step.
+  const forkOf = configured.forkOf;
+  if (forkOf) {
+    if (forkOf.step > prepared.numBatches) {
+      throw ApplicationFailure.nonRetryable(`forkOf.step ${forkOf.step} is past this run's last batch (${prepared.numBatches})`, 'InvalidRunConfig');
+    }
+    if (!carried) run.batch = forkOf.step;
+    upsertSearchAttributes([
+      { key: PARENT_RUN, value: forkOf.run },
+      { key: FORK_STEP, value: forkOf.step },
+    ]);
+  }
   run.policy ??= await stubs.trainer.initPolicy(settings, run.batch);
-  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}) });
+  upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}), ...(forkOf ? { forkOf } : {}), ...fleetMemo(configured) });
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
@@ -83,6 +100,11 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
     if (!stoppedEarly) run.finalCheckpoint = 'final';
   }
   return ended;
+}
+
+/** The run's fleet share settings, for `client list` (only when set, so other runs' memos stay as they were). */
+function fleetMemo(s: RunSettings): Record<string, number> {
+  return { ...(s.fleetWeight !== undefined && s.fleetWeight !== 1 ? { fleetWeight: s.fleetWeight } : {}), ...(s.maxRolloutsInFlight ? { maxRolloutsInFlight: s.maxRolloutsInFlight } : {}) };
 }
 
 /** After a stop cut the run short: the last trained policy's checkpoint row, if it can be written within a minute. */
