@@ -11,6 +11,7 @@ import { configuredRecord } from '../sinks/configured';
 import { currentRunLocation, finishRunSinks, writeStepSinks } from '../sinks/run-sinks';
 import { checkpointKey, localRunFile, putRecords, traceKey } from './run-records';
 import { exportRunFiles } from './run-export';
+import { pruneOldRollouts } from './retention';
 import type { RunRecordInput } from '../store/run-records';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
@@ -46,6 +47,7 @@ export async function logMetrics(settings: RunSettings, step: number, metrics: M
   if (configured) records.push(configured);
   await putRecords(settings, records);
   await exportAndSink(settings, false);
+  await pruneOldRollouts(settings, step);
 }
 
 /**

@@ -105,6 +105,9 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = OFF');
+  // Takes effect on a new database only: pages retention frees can then be given back while the store runs
+  // (retention.ts); an older database reuses them for later writes instead.
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.exec(SCHEMA);
   addCallKeys(db);
   return db;
