@@ -50,6 +50,8 @@ export function vacuumSome(db: Database.Database): void {
   if (db.inTransaction) return;
   if (Number(db.pragma('freelist_count', { simple: true })) === 0) return;
   db.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
+  // In WAL mode the file is cut only when the WAL is copied back: do it now rather than at the next 4 MiB.
+  db.pragma('wal_checkpoint(PASSIVE)');
 }
 
 export interface DiskUse {
