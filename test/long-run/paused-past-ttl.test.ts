@@ -15,6 +15,7 @@ import { startOrAttach } from '../../cli/run-commands';
 import { pauseSignal, progressQuery, resumeSignal } from '../../workflows/messages';
 import { parseTinkerPath } from '../../trainer/server/checkpoints';
 import { stepRecordsOf } from '../helpers/run-records';
+import type { trainingRun } from '../../workflows/training-run';
 
 const TEN_DAYS_S = 10 * 24 * 3600;
 let stack: Stack | undefined;
@@ -34,8 +35,9 @@ after(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(check: () => Promise<boolean>, what: string, ms = 180_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  let last: unknown;
+  while (!(await check().catch((err: unknown) => ((last = err), false)))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
     await sleep(250);
   }
 }
@@ -54,11 +56,12 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
     rollingSaveEvery: 3,
     rollingTtlSeconds: 3600,
     activityHeartbeatTimeoutSeconds: 10,
-    datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'] },
+    datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: Array.from({ length: 24 }, (_, i) => String(i + 1)) },
   });
   const run = await startOrAttach(client, taskQueue, cfg);
-  const h = run.handle;
-  await until(async () => (await h.query(progressQuery)).batch >= 4, 'batch 4');
+  // The chain's latest run, whatever continue-as-new did.
+  const h = client.workflow.getHandle<typeof trainingRun>(run.handle.workflowId);
+  await until(async () => (await h.query(progressQuery)).batch >= 3, 'batch 3');
   await h.signal(pauseSignal);
   await until(async () => {
     const p = await h.query(progressQuery);
@@ -75,8 +78,8 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
   const unnamed = superseded.filter((s) => !named.has(s.statePath));
   assert.ok(unnamed.length >= 1, 'some superseded state no checkpoint row names');
   const rolling = readJsonl(runPaths(cfg.logPath).checkpoints).filter((r) => r.rolling);
-  assert.equal(rolling.length, 1, 'one rolling row (step 3)');
-  assert.notEqual(rolling[0]!.state_path, steps[2]!.result.state.statePath, 'a rolling checkpoint is a save of its own, not the live state');
+  assert.ok(rolling.length >= 1, 'a rolling row (step 3)');
+  assert.notEqual(rolling[0]!.state_path, steps.find((s) => s.result.state.step === 3)!.result.state.statePath, 'a rolling checkpoint is a save of its own, not the live state');
   for (const s of [live.statePath, live.samplerPath, ...unnamed.map((u) => u.statePath)]) assert.ok(existsSync(onDisk(s)), `${s} on disk before the pause ends`);
 
   // Ten days pass: the trainer and the worker restart, the trainer with its checkpoint clock moved on.
@@ -102,7 +105,7 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
       throw new Error('the resumed run did not finish within 4 min (its parent state gone?)');
     }),
   ]);
-  assert.equal(result.batchesCompleted, 6);
+  assert.equal(result.batchesCompleted, 12);
   const after = await stepRecordsOf(stack!.storeUrl, 'paused-past-ttl');
   const resumed = after.find((s) => s.parentStatePath === live.statePath);
   assert.ok(resumed && !resumed.result.skipped, 'the first step after the pause trained from the live state');
