@@ -14,7 +14,8 @@ import { readJsonl, runPaths } from '../../activities/run-files';
 import { startOrAttach } from '../../cli/run-commands';
 import { pauseSignal, progressQuery, resumeSignal } from '../../workflows/messages';
 import { parseTinkerPath } from '../../trainer/server/checkpoints';
-import { stepRecordsOf } from '../helpers/run-records';
+import type { StepRecord } from '../../activities/step-records';
+import { StoreClient } from '../../store/client';
 import type { trainingRun } from '../../workflows/training-run';
 
 const TEN_DAYS_S = 10 * 24 * 3600;
@@ -41,6 +42,14 @@ async function until(check: () => Promise<boolean>, what: string, ms = 180_000):
     await sleep(250);
   }
 }
+/** The step records (after initPolicy's) of the run's instance, by step. */
+async function stepRecordsOf(storeUrl: string, runName: string): Promise<StepRecord[]> {
+  const store = new StoreClient(storeUrl);
+  const run = (await store.runsWithRecords()).find((r) => r.run.startsWith(`${runName}@`) && r.kind === 'step')!.run;
+  const recs = await store.runRecords(run, { kind: 'step', limit: 1000 });
+  return recs.filter((r) => r.key !== 'initial').sort((a, b) => a.step - b.step || a.seq - b.seq).map((r) => JSON.parse(r.body) as StepRecord);
+}
+
 /** Where the local trainer keeps a tinker:// path. */
 const onDisk = (uri: string) => {
   const p = parseTinkerPath(uri);
