@@ -127,14 +127,17 @@ async function main(): Promise<void> {
     // Every execution of the chain, oldest first: its history bytes and the steps it ran.
     const segments: { runId: string; events: number; bytes: number; steps: number }[] = [];
     const costs: StepCost[] = [];
-    const runs = [];
-    for await (const w of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) runs.push(w);
-    runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-    for (const w of runs) {
-      const history = await client.workflow.getHandle(run.workflowId, w.runId).fetchHistory();
+    // Walk the chain back from its last execution (each names the one it continued), then oldest first.
+    const chain: { runId: string; history: temporal.api.history.v1.IHistory }[] = [];
+    for (let runId: string | undefined = (await h.describe()).runId; runId; ) {
+      const history = await client.workflow.getHandle(run.workflowId, runId).fetchHistory();
+      chain.unshift({ runId, history });
+      runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    }
+    for (const { runId, history } of chain) {
       const c = stepCosts(history.events ?? []);
       costs.push(...c);
-      segments.push({ runId: w.runId, events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length, steps: c.length });
+      segments.push({ runId, events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length, steps: c.length });
     }
     const windowOf = (from: number) => {
       const w = costs.slice(from, from + 100);
