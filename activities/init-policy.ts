@@ -5,7 +5,6 @@ import { tinkerFor, tinkerUrlFor } from './services';
 import { ConfigError } from '../config/errors';
 import { checkTrainer } from '../config/trainer-check';
 import { commitStepRecord, readStepRecord } from './step-records';
-import { checkpointTtlOf } from './checkpoint-lifetimes';
 import { forkOrigin } from './fork-state';
 
 const INITIAL = 'initial';
@@ -44,9 +43,9 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
     if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
   }
   const name = String(startStep).padStart(6, '0');
-  const ttlSeconds = checkpointTtlOf(settings);
-  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds }));
-  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
+  // No TTL: the run resumes from this state until its first step commits (checkpoint-lifetimes.ts).
+  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds: null }));
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds: null }));
   const state: PolicyState = { modelId: tc.modelId, statePath, samplerPath, step: startStep };
   markAt(settings.runName, tc, statePath);
   return (await commitStepRecord(settings, startStep, { parentStatePath: INITIAL, result: { state, metrics: {}, skipped: false } })).state;

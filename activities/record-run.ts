@@ -5,11 +5,13 @@ import type { TraceEvent } from './types';
 import { pyJsonDumps } from '../chat/py-json';
 import { runPaths, withRunDirLock } from '../records/run-files';
 import { faultPoint } from '../common/fault-points';
-import { keepFinalCheckpoint } from './checkpoint-lifetimes';
+import { keepFinalCheckpoint, keepNamedSuperseded } from './checkpoint-lifetimes';
+import { readStepRecord } from './step-records';
 import { configuredRecord } from '../sinks/configured';
 import { currentRunLocation, finishRunSinks, writeStepSinks } from '../sinks/run-sinks';
 import { checkpointKey, localRunFile, putRecords, traceKey } from './run-records';
 import { exportRunFiles } from './run-export';
+import { pruneOldRollouts } from './retention';
 import type { RunRecordInput } from '../store/run-records';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
@@ -22,6 +24,11 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
   const { flushed } = await exportAndSink(settings, final);
   await flushed;
   if (final) await keepFinalCheckpoint(settings, policy);
+  // A row for a policy the run has already moved past (a checkpoint update racing a step): it takes the row's lifetime.
+  else {
+    const next = await readStepRecord(settings, policy.step + 1, policy.statePath);
+    await keepNamedSuperseded(settings, policy, !!next && next.state.statePath !== policy.statePath);
+  }
   return policy.statePath;
 }
 
@@ -40,6 +47,7 @@ export async function logMetrics(settings: RunSettings, step: number, metrics: M
   if (configured) records.push(configured);
   await putRecords(settings, records);
   await exportAndSink(settings, false);
+  await pruneOldRollouts(settings, step);
 }
 
 /**

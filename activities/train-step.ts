@@ -23,7 +23,7 @@ import { commitStepRecord, readStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
 import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
-import { checkpointTtlOf, saveRollingCheckpoint } from './checkpoint-lifetimes';
+import { retireSuperseded, saveRollingCheckpoint } from './checkpoint-lifetimes';
 import { trainSubsteps } from './train-substeps';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -55,7 +55,11 @@ export async function trainStep(settings: RunSettings, batch: number, collected:
 async function trainStepAlone(settings: RunSettings, batch: number, collected: CollectedBatch, policy: PolicyState): Promise<TrainStepResult> {
   const step = policy.step + 1;
   const committed = await readStepRecord(settings, step, policy.statePath);
-  if (committed) return committed;
+  if (committed) {
+    // An attempt that committed may have died before retiring the parent: do it (again; idempotent).
+    if (!committed.skipped) await retireSuperseded(settings, policy, committed.state);
+    return committed;
+  }
   const signal = Context.current().cancellationSignal;
   const metrics: Metrics = {};
 
@@ -138,11 +142,11 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   t0 = performance.now();
   const name = String(step).padStart(6, '0');
-  const ttlSeconds = checkpointTtlOf(settings);
-  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds }));
+  // No TTL: this is the state the run resumes from, however long it is paused (checkpoint-lifetimes.ts).
+  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds: null }));
   faultPoint('train.after_save_state', { run: settings.runName, batch });
-  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds }));
-  await saveRollingCheckpoint(settings, step, statePath, policy.statePath);
+  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds: null }));
+  await withHeartbeats('saving rolling checkpoint', saveRollingCheckpoint(settings, step, tc, policy.statePath));
   // The cookbook's name for saving the step's state and sampler; the workflow's checkpoint row is time/record_checkpoint.
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);
@@ -157,7 +161,9 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   }
 
   const result: TrainStepResult = { state: { modelId: tc.modelId, statePath, samplerPath, step }, metrics, skipped: false };
-  return commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+  const standing = await commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
+  await retireSuperseded(settings, policy, standing.state);
+  return standing;
 }
 
 /** Async runs name their groups; the step record keeps the names. */

@@ -130,6 +130,11 @@ export const RunConfigSchema = z
     rollingSaveEvery: z.number().int().min(0).default(0),
     /** Cookbook `rolling_ttl_seconds`: lifetime of a rolling checkpoint, in case deleting it fails. */
     rollingTtlSeconds: TtlSeconds.default(7200),
+    /**
+     * Ours: how many recent steps of spans and rollouts the store keeps once trained ("all" = keep everything);
+     * superseded per-step states and samplers no checkpoint names expire an hour after (kept with "all").
+     */
+    retainSteps: z.union([z.number().int().min(1), z.literal('all')]).default(1000),
 
     // ours
     /** Names the run (workflow id `agl-run-<runName>`); defaults to the last part of logPath. */

@@ -303,6 +303,16 @@ export class StoreClient {
     return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/records/search`, q, opts);
   }
 
+  /** Removes the run's finished rollouts (attempts, spans) of batches below `beforeBatch` (retention.ts). */
+  pruneRun(run: string, beforeBatch: number, opts?: CallOptions): Promise<{ rollouts: number; spans: number }> {
+    return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/prune`, { before_batch: beforeBatch }, opts);
+  }
+
+  /** The store's health, with its disk use (retention.ts DiskUse). */
+  healthDetail(opts?: CallOptions): Promise<{ status: string; disk?: { db_bytes: number; wal_bytes: number; free_bytes: number; auto_vacuum: string } }> {
+    return this.get('/v1/agl/health', opts);
+  }
+
   /** Every run with records: per run and kind, how many and the last step. */
   runsWithRecords(opts?: CallOptions): Promise<{ run: string; kind: string; count: number; last_step: number }[]> {
     return this.get('/v1/agl/runs', opts);

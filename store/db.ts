@@ -101,6 +101,9 @@ CREATE INDEX IF NOT EXISTS run_records_by_seq ON run_records(run, kind, seq);
 export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // Takes effect on a new database only (so before WAL mode writes its header): pages retention frees can then be given back while the store runs
+  // (retention.ts); an older database reuses them for later writes instead.
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   void sync; // both modes commit with NORMAL; 'full' differs only by the server's group fsync
   db.pragma('synchronous = NORMAL');

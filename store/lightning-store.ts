@@ -8,6 +8,7 @@ import * as attempts from './attempt-ops';
 import * as resources from './resource-ops';
 import * as rollouts from './rollout-ops';
 import * as runRecords from './run-records';
+import * as retention from './retention';
 import * as spans from './span-ops';
 import { StoreDb } from './store-db';
 import type {
@@ -92,6 +93,7 @@ export class LightningStore {
   putRunRecords(run: string, records: runRecords.RunRecordInput[]): runRecords.RunRecord[] { return runRecords.putRunRecords(this.s, run, records); }
   queryRunRecords(run: string, q: runRecords.RunRecordQuery): runRecords.RunRecord[] { return runRecords.queryRunRecords(this.s, run, q); }
   runRecordRuns(): ReturnType<typeof runRecords.runRecordRuns> { return runRecords.runRecordRuns(this.s); }
+  pruneRun(run: string, beforeBatch: number): retention.PruneResult { return retention.pruneRun(this.s, run, beforeBatch); }
 
   statistics(): StoreStatistics {
     const count = (table: string) => (this.s.stmt(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;

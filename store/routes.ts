@@ -184,6 +184,8 @@ export function buildRoutes(store: LightningStore): Route[] {
   add('GET', '/runs', () => ok(store.runRecordRuns()));
   add('POST', '/runs/{run}/records', ({ params, body }) =>
     ok(store.putRunRecords(params.run!, validate(S.PutRunRecordsSchema, body).records)));
+  add('POST', '/runs/{run}/prune', ({ params, body }) =>
+    ok(store.pruneRun(params.run!, (body as { before_batch?: unknown } | null)?.before_batch as number)));
   add('POST', '/runs/{run}/records/search', ({ params, body }) =>
     ok(store.queryRunRecords(params.run!, validate(S.QueryRunRecordsSchema, body))));
   return routes;

@@ -1,5 +1,6 @@
 // The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
 // the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
+import { diskUse, vacuumSome } from './retention';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServiceServer } from '../common/http-server';
 import { sameSecret } from '../common/access';
@@ -179,7 +180,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     const method = req.method ?? 'GET';
     if (gateway.owns(url.pathname)) return gateway.handle(req, res, url); // checks the key itself, as upstream does
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
-    if (path === '/v1/agl/health' && method === 'GET') return sendJson(res, disk.full ? 503 : 200, disk.health());
+    if (path === '/v1/agl/health' && method === 'GET') return sendJson(res, disk.full ? 503 : 200, { ...disk.health(), disk: diskUse(db, options.dbPath) });
     if (path === '/v1/traces' && method === 'POST') return handleTraces(req, res);
     if (['/v1/metrics', '/v1/logs', '/v1/development/profiles'].includes(path)) {
       res.writeHead(501).end();
@@ -216,8 +217,17 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
 
   const watchdogMs = options.watchdogIntervalMs ?? 1000;
   const clock = new StallClock(watchdogMs);
+  let ticks = 0;
   const watchdog = setInterval(() => {
     disk.tick();
+    // Every 10 s: give pages retention freed back to the disk, a few MiB at a time (retention.ts).
+    if (++ticks % 10 === 0) {
+      try {
+        vacuumSome(db);
+      } catch (err) {
+        if (!disk.failed(err)) log(`incremental vacuum: ${(err as Error).message}`);
+      }
+    }
     const stalledMs = clock.tick();
     if (stalledMs > 0) log(`the store was stalled for ${(stalledMs / 1000).toFixed(1)} s: runner silence counts from now, not from before`);
     try {

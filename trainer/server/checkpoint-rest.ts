@@ -2,6 +2,7 @@
 // expiry), DELETE, and PUT …/ttl (1 hour to 10 years, or null = kept), as SDK 0.38's RestClient calls them.
 import { RequestError } from './futures';
 import { formatTinkerPath, parseTinkerPath, type CheckpointStore, type RunInfo } from './checkpoints';
+import { trainerNow } from './clock';
 import { asBody, reqString, type Body } from './validate';
 
 const MIN_TTL_S = 3600;
@@ -18,7 +19,7 @@ export function ttlOf(b: Body): number | null {
 }
 
 /** checkpoint.json fields for a TTL counted from now. */
-export const expiry = (ttl: number | null) => (ttl === null ? {} : { expires_at: new Date(Date.now() + ttl * 1000).toISOString() });
+export const expiry = (ttl: number | null) => (ttl === null ? {} : { expires_at: new Date(trainerNow() + ttl * 1000).toISOString() });
 
 export class CheckpointRest {
   constructor(

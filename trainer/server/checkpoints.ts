@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestError } from './futures';
+import { trainerNow } from './clock';
 
 export type CheckpointKind = 'weights' | 'sampler_weights';
 
@@ -60,7 +61,7 @@ export class CheckpointStore {
     return path.join(this.runDir(p.modelId), p.kind, checkName(p.name));
   }
 
-  exists(p: TinkerPath, now = Date.now()): boolean {
+  exists(p: TinkerPath, now = trainerNow()): boolean {
     const file = path.join(this.dir(p), 'checkpoint.json');
     if (!existsSync(file)) return false;
     try {
@@ -74,14 +75,14 @@ export class CheckpointStore {
   async setTtl(p: TinkerPath, ttlSeconds: number | null): Promise<void> {
     const meta = await this.readMeta(p);
     if (ttlSeconds === null) delete meta.expires_at;
-    else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    else meta.expires_at = new Date(trainerNow() + ttlSeconds * 1000).toISOString();
     const file = path.join(this.dir(p), 'checkpoint.json');
     await writeFile(`${file}.tmp`, JSON.stringify(meta));
     await rename(`${file}.tmp`, file);
   }
 
   /** Deletes every checkpoint past its expiry; returns their paths. */
-  async sweepExpired(now = Date.now()): Promise<string[]> {
+  async sweepExpired(now = trainerNow()): Promise<string[]> {
     const gone: string[] = [];
     let runs: string[] = [];
     try {
@@ -155,7 +156,7 @@ export class CheckpointStore {
         const file = path.join(this.dir(p), 'checkpoint.json');
         if (!existsSync(file)) continue;
         const meta = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-        if (withExpired || !expired(meta, Date.now())) out.push({ path: p, meta });
+        if (withExpired || !expired(meta, trainerNow())) out.push({ path: p, meta });
       }
     }
     return out;

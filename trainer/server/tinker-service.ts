@@ -84,7 +84,9 @@ export class TinkerService {
   }
 
   /** Re-registers what an earlier life of this trainer left on disk. */
-  restore(): Promise<void> {
+  async restore(): Promise<void> {
+    // What expired while the trainer was down goes first, so no session is restored onto it.
+    await this.checkpoints.sweepExpired().catch(() => undefined);
     return this.samplers.restore();
   }
 

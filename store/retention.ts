@@ -1,0 +1,81 @@
+// Retention (ours): a long run's old rollouts, with their attempts, spans and queue entries, removed once trained,
+// and the database's freed pages given back to the disk while the store runs. The run's own records (run-records.ts)
+// are kept: they are small, one per step, and its files are exported from them.
+import type Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { BadRequestError } from './errors';
+import type { StoreDb } from './store-db';
+
+/** Rollouts removed per transaction: short enough that other writers wait milliseconds, not seconds. */
+const CHUNK = 200;
+/** Pages (4 KiB) an incremental vacuum gives back per watchdog tick. */
+const VACUUM_PAGES = 2048;
+
+export interface PruneResult {
+  rollouts: number;
+  spans: number;
+}
+
+/**
+ * Removes the finished rollouts whose idempotency key starts with `<run>/` and whose metadata.batch is below
+ * `beforeBatch`, their attempts, spans and queue entries; in chunks, each its own transaction.
+ */
+export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneResult {
+  if (!run || run.includes('\u0000')) throw new BadRequestError('Invalid run: a non-empty name is required');
+  if (!Number.isInteger(beforeBatch) || beforeBatch < 0) throw new BadRequestError(`Invalid before_batch: a whole number >= 0 is required, got ${JSON.stringify(beforeBatch)}`);
+  const lo = `${run}/`;
+  const hi = `${run}0`; // '0' follows '/': every key with the prefix sorts between lo and hi
+  const out: PruneResult = { rollouts: 0, spans: 0 };
+  for (;;) {
+    const n = s.tx(() => {
+      const ids = (s
+        .stmt(`SELECT rollout_id FROM rollouts WHERE idempotency_key >= ? AND idempotency_key < ?
+          AND status IN ('succeeded', 'failed', 'cancelled') AND CAST(json_extract(metadata, '$.batch') AS INTEGER) < ? LIMIT ${CHUNK}`)
+        .all(lo, hi, beforeBatch) as { rollout_id: string }[]).map((r) => r.rollout_id);
+      for (const id of ids) {
+        out.spans += s.stmt('DELETE FROM spans WHERE rollout_id = ?').run(id).changes;
+        s.stmt('DELETE FROM attempts WHERE rollout_id = ?').run(id);
+        s.stmt('DELETE FROM rollout_queue WHERE rollout_id = ?').run(id);
+        s.stmt('DELETE FROM rollouts WHERE rollout_id = ?').run(id);
+      }
+      return ids.length;
+    });
+    out.rollouts += n;
+    if (n < CHUNK) return out;
+  }
+}
+
+/** Gives back up to VACUUM_PAGES free pages to the file system (databases made with auto_vacuum = INCREMENTAL). */
+export function vacuumSome(db: Database.Database): void {
+  if (db.inTransaction) return;
+  if (Number(db.pragma('freelist_count', { simple: true })) === 0) return;
+  db.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
+  // In WAL mode the file is cut only when the WAL is copied back: do it now rather than at the next 4 MiB.
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+export interface DiskUse {
+  db_bytes: number;
+  wal_bytes: number;
+  /** Pages freed by retention, not yet given back (reused by later writes either way). */
+  free_bytes: number;
+  auto_vacuum: 'none' | 'full' | 'incremental';
+}
+
+export function diskUse(db: Database.Database, dbPath: string): DiskUse {
+  const size = (p: string) => {
+    try {
+      return statSync(p).size;
+    } catch {
+      return 0;
+    }
+  };
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  const mode = Number(db.pragma('auto_vacuum', { simple: true }));
+  return {
+    db_bytes: dbPath === ':memory:' ? 0 : size(dbPath),
+    wal_bytes: dbPath === ':memory:' ? 0 : size(`${dbPath}-wal`),
+    free_bytes: Number(db.pragma('freelist_count', { simple: true })) * pageSize,
+    auto_vacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none',
+  };
+}

@@ -1,0 +1,61 @@
+// Retention: a run's finished rollouts of old batches go with their attempts and spans; unfinished ones, newer
+// batches and other runs' rollouts stay; the pages freed are given back to the disk while the store runs.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Span } from '../../store/types';
+import { sleep, startTestStore, type TestStore } from './helpers';
+
+let t: TestStore;
+before(async () => { t = await startTestStore({ watchdogIntervalMs: 50 }); });
+after(async () => { await t.close(); });
+
+const span = (rolloutId: string, attemptId: string, i: number, payload: string): Span => ({
+  rollout_id: rolloutId, attempt_id: attemptId, sequence_id: i, trace_id: 'a'.repeat(32), span_id: i.toString(16).padStart(16, '0'),
+  parent_id: null, name: 'test.span', status: { status_code: 'OK', description: null }, attributes: { payload },
+  events: [], links: [], start_time: 1, end_time: 2, context: null, parent: null, resource: { attributes: {}, schema_url: '' },
+});
+
+/** A rollout of `run`'s batch `batch` with `spans` spans of about 20 KiB, finished unless `running`. */
+async function rollout(run: string, batch: number, member: number, spans: number, running = false): Promise<string> {
+  const key = `${run}/train/${batch}/0/${member}`;
+  const r = await t.client.startRollout({ task: batch }, { idempotencyKey: key, metadata: { batch, idempotency_key: key } });
+  for (let i = 1; i <= spans; i++) await t.client.addSpan(span(r.rollout_id, r.attempt.attempt_id, i, 'x'.repeat(20_000)));
+  if (!running) await t.client.updateRollout(r.rollout_id, { status: 'succeeded' });
+  return r.rollout_id;
+}
+
+test('pruning removes finished rollouts of batches before the cut, with their spans, and gives the space back', async () => {
+  const ids: Record<string, string> = {};
+  for (let b = 0; b < 6; b++) for (let m = 0; m < 2; m++) ids[`${b}/${m}`] = await rollout('run@1', b, m, 20);
+  const stillRunning = await rollout('run@1', 0, 2, 1, true);
+  const otherRun = await rollout('run@10', 0, 0, 1); // shares the prefix "run@1" but not "run@1/"
+  const before = (await t.client.healthDetail()).disk!;
+  assert.equal(before.auto_vacuum, 'incremental');
+
+  const res = await t.client.pruneRun('run@1', 4);
+  assert.deepEqual(res, { rollouts: 8, spans: 160 });
+  for (let b = 0; b < 6; b++) {
+    for (let m = 0; m < 2; m++) {
+      const r = await t.client.getRolloutById(ids[`${b}/${m}`]!);
+      if (b < 4) assert.equal(r, null, `batch ${b} pruned`);
+      else assert.ok(r, `batch ${b} kept`);
+    }
+  }
+  assert.equal((await t.client.querySpans(ids['0/0']!)).items.length, 0, 'its spans went with it');
+  assert.equal((await t.client.querySpans(ids['5/0']!)).items.length, 20, 'a kept rollout keeps its spans');
+  assert.ok(await t.client.getRolloutById(stillRunning), 'an unfinished rollout is kept whatever its batch');
+  assert.ok(await t.client.getRolloutById(otherRun), "another run's rollout is kept");
+  assert.deepEqual(await t.client.pruneRun('run@1', 4), { rollouts: 0, spans: 0 }, 'idempotent');
+
+  // The freed pages are given back within a few watchdog ticks: the file shrinks by most of what was removed.
+  let after = before;
+  for (let i = 0; i < 100 && after.db_bytes > before.db_bytes - 2_000_000; i++) {
+    await sleep(100);
+    after = (await t.client.healthDetail()).disk!;
+  }
+  assert.ok(after.db_bytes < before.db_bytes - 2_000_000, `database ${before.db_bytes} -> ${after.db_bytes} bytes after removing ~3.2 MB of spans`);
+});
+
+test('a bad cut is refused with a one-line reason', async () => {
+  await assert.rejects(t.client.pruneRun('run@1', -1), /before_batch/);
+});
