@@ -42,7 +42,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|test/|\\.temporal|\\.data)' },
+    exclude: { path: '^(node_modules|test/|packages/agents/dist|\\.temporal|\\.data|\\.stryker-tmp)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },
