@@ -215,13 +215,24 @@ test('resample: a group that finishes too stale is sampled again under the newes
   assert.ok(sched.exhausted());
 });
 
-test('oldest policy first when more groups are ready than a step takes', () => {
-  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 2, pipelineDepth: 2 }, initialSchedulerState(6));
-  const first = sched.startGroups(0, 'res-0');
-  assert.equal(first.length, 6, 'cap = 2 x (2 + 1)');
-  sched.finish(first[5]!, { taskIndex: 5, rolloutIds: ['x'], statuses: ['succeeded'] }, 0);
-  sched.finish(first[4]!, { taskIndex: 4, rolloutIds: ['x'], statuses: ['succeeded'] }, 0);
-  sched.finish(first[3]!, { taskIndex: 3, rolloutIds: ['x'], statuses: ['succeeded'] }, 0);
-  // All of policy 0: the first two to finish.
-  assert.deepEqual(sched.takeBatch(0)!.map((g) => g.g), [5, 4]);
+test('oldest policy first when more groups are ready than a step takes, whatever order they finished in', () => {
+  const done = { rolloutIds: ['x'], statuses: ['succeeded'] };
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 2, groupsPerBatch: 1, pipelineDepth: 2 }, initialSchedulerState(8));
+  const p0 = sched.startGroups(0, 'res-0');
+  assert.equal(p0.length, 3, 'cap = 1 x (2 + 1)');
+  sched.finish(p0[0]!, { taskIndex: 0, ...done }, 0);
+  assert.deepEqual(sched.takeBatch(0)!.map((g) => g.g), [0]);
+  sched.trained(1);
+  const p1 = sched.startGroups(1, 'res-1');
+  assert.deepEqual(p1.map((g) => [g.g, g.policyStep]), [[3, 1]], 'the freed slot goes to policy 1');
+  // The policy-1 group finishes first, then two of policy 0, newest finisher first.
+  sched.finish(p1[0]!, { taskIndex: 3, ...done }, 1);
+  sched.finish(p0[2]!, { taskIndex: 2, ...done }, 1);
+  sched.finish(p0[1]!, { taskIndex: 1, ...done }, 1);
+  // Stalest first: policy 0 before policy 1, and within a policy the one that finished first.
+  assert.deepEqual(sched.takeBatch(1)!.map((g) => [g.g, g.policyStep]), [[2, 0]]);
+  sched.trained(2);
+  assert.deepEqual(sched.takeBatch(2)!.map((g) => [g.g, g.policyStep]), [[1, 0]]);
+  sched.trained(3);
+  assert.deepEqual(sched.takeBatch(3)!.map((g) => [g.g, g.policyStep]), [[3, 1]]);
 });
