@@ -53,10 +53,10 @@ function run(target: Target): Score {
     commandRunner: { command: `node --import tsx --test ${target.tests}` },
     mutate: target.mutate,
     // The sandbox needs only the code the tests import; node_modules is linked, not copied.
-    ignorePatterns: ['.temporal', 'docs', 'runs', '.stryker-tmp', 'agents/python', 'test/bench', 'test/chaos', 'test/interop'],
+    ignorePatterns: ['.temporal', '.data', '.venv', 'packages/agents/dist', 'docs', 'runs', '.stryker-tmp', 'agents/python', 'test/bench', 'test/chaos', 'test/interop'],
     reporters: ['clear-text', 'json'],
     jsonReporter: { fileName: reportFile },
-    concurrency: 2,
+    concurrency: 1,
     timeoutMS: 60_000,
     tempDirName: path.join(work, 'sandbox'),
     cleanTempDir: true,
