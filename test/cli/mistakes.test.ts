@@ -11,10 +11,13 @@ import { prepareRun } from '../../activities/prepare-run';
 import { healthActivities } from '../../activities/health';
 import { PING_PREFIX } from '../../cli/ping';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { startTestStore, type TestStore } from '../store/helpers';
 import { assertOneLine, client } from '../helpers/commands';
 import { fakeTrainingActivities, type Recorder } from '../workflows/fake-training-activities';
 
 let env: TestWorkflowEnvironment | undefined;
+// prepareRun keeps the run's config.json and dataset.json in the store (a run's records live there).
+let store: TestStore | undefined;
 let worker: Worker | undefined;
 let running: Promise<void> | undefined;
 const taskQueue = `mistakes-${randomUUID()}`;
@@ -24,12 +27,14 @@ const failed = `bad-${randomUUID().slice(0, 8)}`;
 /** A run config the recording activities accept (prepareRun validates it for real). */
 const runConfig = (runName: string, over: Record<string, unknown> = {}) => ({
   runName, modelName: 'local/tiny-test', rendererName: 'role_colon', learningRate: 0.001, logPath: `/tmp/agl-mistakes/${runName}`,
+  storeAddress: store!.server.url,
   evalEvery: 0, saveEvery: 0, datasetBuilder: { batchSize: 1, trainDataset: ['1', '2'] }, ...over,
 });
 
 const at = () => ['--address', env!.address, '--task-queue', taskQueue];
 
 before(async () => {
+  store = await startTestStore();
   env = await startTestTemporal();
   const rec: Recorder = { calls: [], checkpoints: [], loggedSteps: [] };
   worker = await Worker.create({
@@ -49,6 +54,7 @@ after(async () => {
   worker?.shutdown();
   await running;
   await env?.teardown();
+  await store?.close();
 });
 
 test('any command with no Temporal server there', async () => {
