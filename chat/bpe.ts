@@ -2,6 +2,7 @@
 // the `tokenizers` pipeline with add_special_tokens=False: split out added tokens, normalize (NFC if the
 // file says so), pre-tokenize with the file's split regex, map bytes to the GPT-2 alphabet, apply merges.
 // Decoding joins the raw bytes of every token, so it is byte-exact.
+import { encodeAroundSpecials } from './special-split';
 import { readFileSync } from 'node:fs';
 import { byteToChar, charToByte } from './bytes-unicode';
 import type { Tokenizer } from './types';
@@ -139,18 +140,7 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   private encodeWith(text: string, addedRegex: RegExp | null): number[] {
-    const out: number[] = [];
-    let last = 0;
-    if (addedRegex) {
-      addedRegex.lastIndex = 0;
-      for (let m = addedRegex.exec(text); m; m = addedRegex.exec(text)) {
-        if (m.index > last) this.encodeOrdinary(text.slice(last, m.index), out);
-        out.push(this.added.get(m[0])!);
-        last = m.index + m[0].length;
-      }
-    }
-    if (last < text.length) this.encodeOrdinary(text.slice(last), out);
-    return out;
+    return encodeAroundSpecials(text, addedRegex, this.added, (seg, out) => this.encodeOrdinary(seg, out));
   }
 
   decode(ids: readonly number[]): string {

@@ -2,6 +2,7 @@
 // "<base64 token bytes> <rank>" lines, a pre-tokenizer regex, and special tokens numbered right after the ranks.
 // Encoding is tiktoken's `encode(text, allowed_special="all")`: special-token strings anywhere become their ids,
 // the rest is split by the regex and each piece merged pairwise by lowest rank. Decoding joins raw bytes.
+import { encodeAroundSpecials } from './special-split';
 import { readFileSync } from 'node:fs';
 import type { Tokenizer } from './types';
 
@@ -76,18 +77,7 @@ export class TiktokenTokenizer implements Tokenizer {
   }
 
   encode(text: string): number[] {
-    const out: number[] = [];
-    let last = 0;
-    if (this.specialRegex) {
-      this.specialRegex.lastIndex = 0;
-      for (let m = this.specialRegex.exec(text); m; m = this.specialRegex.exec(text)) {
-        if (m.index > last) this.encodeOrdinary(text.slice(last, m.index), out);
-        out.push(this.special.get(m[0])!);
-        last = m.index + m[0].length;
-      }
-    }
-    if (last < text.length) this.encodeOrdinary(text.slice(last), out);
-    return out;
+    return encodeAroundSpecials(text, this.specialRegex, this.special, (seg, out) => this.encodeOrdinary(seg, out));
   }
 
   decode(ids: readonly number[]): string {
