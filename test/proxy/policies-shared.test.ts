@@ -62,7 +62,7 @@ test('two runs publishing to one proxy, calls interleaved: each rollout only eve
           assert.deepEqual(res?.resources.main_llm, {
             resource_type: 'proxy_llm', endpoint: h.proxy.url, model: 'local/tiny-hello', api_key: null, sampling_parameters: {},
             agl_policy: {
-              switchId: `${s.runName}/1/train/1`, modelName: 'local/tiny-hello', samplerPath: samplerPathOf(s.runName, 1), baseModel: 'local/tiny-hello',
+              switchId: `${s.runName}/1/train/1`, policyStep: 1, modelName: 'local/tiny-hello', samplerPath: samplerPathOf(s.runName, 1), baseModel: 'local/tiny-hello',
               renderer: 'role_colon', retryAttempts: 0, sampling: { temperature: 1, topK: -1, topP: 1, maxTokens: 64 },
             },
           });
