@@ -26,7 +26,7 @@ for (const [name, args, health] of services) {
     try {
       assert.equal((await fetch(`${url}${health}`)).status, 200);
       process.kill(p.pid, 'SIGTERM');
-      code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+      code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000).unref())]);
     } finally {
       p.kill9(); // a no-op once it has exited
     }

@@ -30,6 +30,8 @@ before(async () => {
 });
 
 after(async () => {
+  // An open connection keeps the file's process alive (minutes of gRPC retries) after the server is gone.
+  await client?.connection.close();
   await stack?.stop();
 });
 
@@ -108,12 +110,14 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
   await stack!.services.worker.whenUp();
 
   await h.signal(resumeSignal);
+  // The deadline's timer is cleared: left pending, it would hold the file's process open for its 4 minutes.
+  let deadline: NodeJS.Timeout | undefined;
   const result = await Promise.race([
     h.result(),
-    sleep(240_000).then(() => {
-      throw new Error('the resumed run did not finish within 4 min (its parent state gone?)');
+    new Promise<never>((_, reject) => {
+      deadline = setTimeout(() => reject(new Error('the resumed run did not finish within 4 min (its parent state gone?)')), 240_000);
     }),
-  ]);
+  ]).finally(() => clearTimeout(deadline));
   assert.equal(result.stoppedEarly, false);
   assert.equal(result.batchesCompleted, result.numBatches, 'every batch ran');
   assert.ok(result.numBatches >= paused.batch + 2, `batches after the pause: ${result.numBatches - paused.batch}`);
