@@ -4,7 +4,6 @@
 import type { Tokenizer } from '../chat';
 import type { Span } from '../store/types';
 import type { InternalAnswer } from './answer';
-import { reasoningTokenCount } from './reasoning-tokens';
 import { completionFromSpan } from './replay';
 
 export const stopSequenceAttribute = (choice: number) => `agl.completion.${choice}.stop_sequence`;
@@ -26,7 +25,6 @@ export function answerFromSpan(span: Span, tokenizer: Tokenizer): InternalAnswer
         stopSequence: typeof stop === 'string' ? stop : null,
         tokenIds: ch.token_ids,
         logprobs: ch.logprobs.content,
-        reasoningTokens: reasoningTokenCount(tokenizer, ch.token_ids, ch.message.reasoning_content),
       };
     }),
   };
