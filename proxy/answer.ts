@@ -18,7 +18,7 @@ export interface AnswerChoice {
   /** Sampled tokens, including the stop token or the tokens of the stop string that ended them. */
   tokenIds: number[];
   logprobs: LogprobEntry[];
-  /** How many of tokenIds are the reasoning (reasoning-tokens.ts); 0 without reasoning. */
+  /** How many of tokenIds are the reasoning (reasoning-tokens.ts); absent without reasoning. */
   reasoningTokens?: number;
 }
 
@@ -118,6 +118,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
       }));
     }
   }
+  const reasoningTokens = reasoningTokenCount(renderer.tokenizer, seq.tokens, message.reasoning_content);
   return {
     index,
     message,
@@ -125,7 +126,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
     stopSequence: cut ? cut.stop : null,
     tokenIds: seq.tokens,
     logprobs: logprobEntries(renderer.tokenizer, seq.tokens, seq.logprobs),
-    reasoningTokens: reasoningTokenCount(renderer.tokenizer, seq.tokens, message.reasoning_content),
+    ...(reasoningTokens > 0 ? { reasoningTokens } : {}),
   };
 }
 

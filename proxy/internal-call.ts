@@ -158,7 +158,7 @@ async function sampleAndRecord(
     try {
       const renderer = lease.policy.renderer;
       // A reasoning setting the renderer does not render is refused: the run trains what its renderer renders.
-      if (call.reasoning?.length) checkReasoning(call.reasoning, spec.renderer);
+      if (call.reasoning?.length) checkReasoning(call.reasoning, spec.renderer, spec.baseModel ?? spec.modelName);
       const prompt = buildPrompt(call, renderer);
       const params = { numSamples: call.n, ...sampling, stop: prompt.stop, signal, ...(prompt.chunks ? { promptChunks: prompt.chunks } : {}) };
       const sequences = await sampleWithRetries(lease.policy.sampler, prompt.tokens, params, spec.retryAttempts ?? o.retryAttempts);

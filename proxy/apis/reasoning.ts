@@ -4,7 +4,17 @@
 // a setting it already renders is accepted and any other is refused with the renderer that would render it: never
 // silently ignored, never honoured by rendering something the run does not train.
 import { describeReasoning, familyRenderers, reasoningProfile, type ReasoningProfile } from '../../chat/reasoning-profiles';
+import { recommendedRenderers } from '../../chat';
 import { badRequest } from '../errors';
+
+/** The cookbook's recommended renderers for a model it knows; null for one it does not (local models, fine-tunes). */
+function recommendedFor(model: string): readonly string[] | null {
+  try {
+    return recommendedRenderers(model);
+  } catch {
+    return null;
+  }
+}
 
 /** One reasoning setting a request asked for. */
 export type ReasoningAsk =
@@ -40,7 +50,7 @@ function asked(ask: ReasoningAsk): string {
  * Throws a 400 naming the run's renderer, what it renders and which renderer renders what was asked, unless every
  * ask is what `renderer` renders.
  */
-export function checkReasoning(asks: readonly ReasoningAsk[], renderer: string): void {
+export function checkReasoning(asks: readonly ReasoningAsk[], renderer: string, model?: string): void {
   for (const ask of asks) {
     const p = reasoningProfile(renderer);
     if (!p) {
@@ -48,7 +58,12 @@ export function checkReasoning(asks: readonly ReasoningAsk[], renderer: string):
     }
     if (fits(p, ask)) continue;
     const others = familyRenderers(p.family, (q) => fits(q, ask));
-    const instead = others.length ? `a run with renderer ${others.join(' or ')} renders ${asked(ask)}` : `no ${p.family} renderer renders ${asked(ask)}`;
+    // Renderers recommended for the run's model first; the family's others get the cookbook's warning.
+    const recommended = model ? recommendedFor(model) : null;
+    const preferred = recommended ? others.filter((n) => recommended.includes(n)) : others;
+    const names = preferred.length ? preferred : others;
+    const warned = recommended && !preferred.length && others.length ? ` (not among ${model}'s recommended renderers)` : '';
+    const instead = names.length ? `a run with renderer ${names.join(' or ')}${warned} renders ${asked(ask)}` : `no ${p.family} renderer renders ${asked(ask)}`;
     throw badRequest(
       `${ask.param}: ${asked(ask)} cannot be honoured: the run's renderer ${renderer} renders ${describeReasoning(p)} and trains on what it renders; ${instead} (the renderer is chosen by the run config); leave ${ask.param} out or ask for what it renders`,
       ask.param,

@@ -111,7 +111,7 @@ test('Responses: without a reasoning setting the response says the effort the re
 
 test('Responses: another effort is a 400 naming the run\'s renderer, its effort and the renderer that renders the asked one', async () => {
   const res = await call(GPT_OSS, '/v1/responses', { input: 'What is 2+2?', reasoning: { effort: 'high' } });
-  openAiRefusal(res, 'reasoning.effort', /reasoning effort high cannot be honoured: the run's renderer gpt_oss_medium_reasoning renders reasoning effort medium.*renderer gpt_oss_high_reasoning renders reasoning effort high/);
+  openAiRefusal(res, 'reasoning.effort', /reasoning effort high cannot be honoured: the run's renderer gpt_oss_medium_reasoning renders reasoning effort medium.*renderer gpt_oss_high_reasoning \(not among openai\/gpt-oss-20b's recommended renderers\) renders reasoning effort high/);
 });
 
 test('Responses: effort none on a renderer that always reasons is refused; no gpt-oss renderer turns reasoning off', async () => {
