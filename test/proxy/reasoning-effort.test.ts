@@ -7,7 +7,8 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { getRenderer, getTokenizer, toInts, type Message } from '../../chat';
+import { getRenderer, getTokenizer, toInts, type Message, type ToolSpec } from '../../chat';
+import { withToolDeclarations } from '../../chat/tools';
 import { ScriptedSamplerFactory } from '../../proxy/fake-sampler';
 import { policy, post, startHarness, type Harness } from './helpers';
 
@@ -56,17 +57,20 @@ after(async () => {
 
 const question: Message[] = [{ role: 'user', content: 'What is 2+2?' }];
 const url = (r: Run, path: string) => `${harnesses.get(r.renderer)!.proxy.url}${path}`;
-const expectedPrompt = (r: Run, messages: Message[] = question) => toInts(getRenderer(r.renderer, getTokenizer(r.model)).buildGenerationPrompt(messages));
+function expectedPrompt(r: Run, messages: Message[] = question, tools: ToolSpec[] = []): number[] {
+  const renderer = getRenderer(r.renderer, getTokenizer(r.model));
+  return toInts(renderer.buildGenerationPrompt(tools.length ? withToolDeclarations(renderer, messages, tools) : messages));
+}
 const reasoningTokens = (r: Run) => getTokenizer(r.model).encode(r.reasoningText).length;
 
 /** Posts `body` and checks what the sampler received: the renderer's prompt when served, nothing when refused. */
-async function call(r: Run, path: string, body: unknown) {
+async function call(r: Run, path: string, body: unknown, expected: Message[] = question, tools: ToolSpec[] = []) {
   const before = sampled.get(r.renderer)!.length;
   const res = await post(url(r, path), body);
   const prompts = sampled.get(r.renderer)!.slice(before);
   if (res.status === 200) {
     assert.equal(prompts.length, 1, 'one sample');
-    assert.deepEqual(prompts[0], expectedPrompt(r), 'the sampler was sent the renderer\'s own generation prompt');
+    assert.deepEqual(prompts[0], expectedPrompt(r, expected, tools), 'the sampler was sent the renderer\'s own generation prompt');
     assert.deepEqual(res.json.prompt_token_ids, prompts[0]);
   } else {
     assert.equal(prompts.length, 0, `a refused call samples nothing: ${res.text}`);
@@ -217,4 +221,44 @@ test('Messages: on a renderer without reasoning, thinking disabled is served and
   const ok = await call(PLAIN, '/v1/messages', { ...plain, thinking: { type: 'disabled' } });
   assert.equal(ok.status, 200, ok.text);
   anthropicRefusal(await call(PLAIN, '/v1/messages', { ...plain, thinking: { type: 'enabled', budget_tokens: 1024 } }), /role_colon renders no reasoning/);
+});
+
+// ---- Reasoning sent back ----
+
+const THOUGHT = 'Two and two make four.';
+
+test('Responses: output items sent back as input (reasoning item included) render as the stored conversation does, the reasoning where gpt-oss keeps it', async () => {
+  const first = await call(GPT_OSS, '/v1/responses', { input: 'What is 2+2?', reasoning: { effort: 'medium' } });
+  assert.equal(first.status, 200, first.text);
+  const next: Message[] = [...question, { role: 'assistant', content: [{ type: 'thinking', thinking: THOUGHT }, { type: 'text', text: '4' }] }, { role: 'user', content: 'And 3+3?' }];
+  const resent = await call(GPT_OSS, '/v1/responses', { input: [{ role: 'user', content: 'What is 2+2?' }, ...first.json.output, { role: 'user', content: 'And 3+3?' }] }, next);
+  assert.equal(resent.status, 200, resent.text);
+  assert.ok(getTokenizer(GPT_OSS.model).decode(resent.json.prompt_token_ids).includes(`<|channel|>analysis<|message|>${THOUGHT}<|end|>`), 'gpt-oss keeps the analysis in history');
+  const chained = await call(GPT_OSS, '/v1/responses', { previous_response_id: first.json.id, input: 'And 3+3?' }, next);
+  assert.deepEqual(chained.json.prompt_token_ids, resent.json.prompt_token_ids, 'the same prompt as previous_response_id gives');
+  openAiRefusal(await call(GPT_OSS, '/v1/responses', { input: [...first.json.output.slice(0, 1), { role: 'user', content: 'x' }] }), 'input[0]', /a reasoning item must be followed by the assistant message or function call/);
+});
+
+test('Messages: thinking blocks sent back in a tool loop are the turn\'s thinking, kept as deepseekv4_1 keeps it with tools declared', async () => {
+  const ADD = { name: 'add', description: 'Add two numbers', input_schema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } };
+  const tools: ToolSpec[] = [{ type: 'function', function: { name: 'add', description: 'Add two numbers', parameters: ADD.input_schema } }];
+  const body = {
+    ...ask,
+    tools: [ADD],
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    messages: [
+      ...question,
+      { role: 'assistant', content: [{ type: 'thinking', thinking: THOUGHT, signature: '' }, { type: 'tool_use', id: 'toolu_1', name: 'add', input: { a: 2, b: 2 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '4' }] },
+    ],
+  };
+  const expected: Message[] = [
+    ...question,
+    { role: 'assistant', content: [{ type: 'thinking', thinking: THOUGHT }, { type: 'text', text: '' }], tool_calls: [{ type: 'function', id: 'toolu_1', function: { name: 'add', arguments: '{"a":2,"b":2}' } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', name: 'add', content: '4' },
+  ];
+  const res = await call(DEEPSEEK, '/v1/messages', body, expected, tools);
+  assert.equal(res.status, 200, res.text);
+  assert.ok(getTokenizer(DEEPSEEK.model).decode(res.json.prompt_token_ids).includes(`${THOUGHT}</think>`), 'the thinking is in the prompt');
+  anthropicRefusal(await call(DEEPSEEK, '/v1/messages', { ...ask, messages: [...question, { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }, { type: 'text', text: '4' }] }, { role: 'user', content: 'ok' }] }), /redacted_thinking.*cannot be rendered/);
 });
