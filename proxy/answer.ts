@@ -96,6 +96,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
   const cut = applyUserStops(renderer.tokenizer, sampled, args.userStops);
   const seq = cut ? cut.seq : sampled;
   let message: AnswerChoice['message'];
+  let thinkingParts: string[] = [];
   if (cut) message = { role: 'assistant', content: cut.content };
   else if (args.raw) {
     const last = seq.tokens.at(-1);
@@ -109,6 +110,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
     const text = clean ? textContent(m) + (m.unparsed_tool_calls ?? []).map((u) => u.raw_text).join('') : renderer.tokenizer.decode(seq.tokens);
     message = { role: 'assistant', content: text };
     const reasoning = clean ? thinkingContent(m) : '';
+    if (reasoning && Array.isArray(m.content)) thinkingParts = m.content.flatMap((p) => (p.type === 'thinking' ? [p.thinking] : []));
     if (reasoning) message.reasoning_content = reasoning;
     if (clean && m.tool_calls?.length) {
       message.tool_calls = m.tool_calls.map((c, j) => ({
@@ -118,7 +120,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
       }));
     }
   }
-  const reasoningTokens = reasoningTokenCount(renderer.tokenizer, seq.tokens, message.reasoning_content);
+  const reasoningTokens = reasoningTokenCount(renderer.tokenizer, seq.tokens, thinkingParts);
   return {
     index,
     message,

@@ -1,5 +1,5 @@
 // How many sampled tokens are reasoning (OpenAI's usage reasoning_tokens), found from the tokens themselves: the
-// shortest prefix of the sample whose text holds the parsed reasoning up to its end. So the count covers the
+// shortest prefix of the sample whose text holds the parsed reasoning up to its last non-space character. So the count covers the
 // opening marker the model wrote (gpt-oss's analysis channel header) and the reasoning, not the closing marker;
 // a prefilled <think> is in the prompt, not counted. Pure.
 import type { Tokenizer } from '../chat';
@@ -10,12 +10,14 @@ function occurrences(text: string, needle: string): number {
   return n;
 }
 
-export function reasoningTokenCount(tokenizer: Tokenizer, tokens: readonly number[], reasoning: string | undefined): number {
-  // The parse may strip whitespace around the reasoning and join several blocks: its last characters are still
-  // written as one piece, and appear as often in the reasoning as in the text up to its end.
-  const needle = (reasoning ?? '').trimEnd().slice(-32);
-  if (!needle) return 0;
-  const times = occurrences(reasoning!, needle);
+/** `thinking`: the parsed thinking parts, in order (several when the model wrote several blocks). */
+export function reasoningTokenCount(tokenizer: Tokenizer, tokens: readonly number[], thinking: readonly string[]): number {
+  // The parse may strip whitespace around a block and joins blocks without what was between them: the last block's
+  // last characters are still written as one piece, and appear as often in the blocks as in the text up to their end.
+  const last = [...thinking].reverse().find((t) => t.trim() !== '');
+  if (last === undefined) return 0;
+  const needle = last.trimEnd().slice(-32);
+  const times = thinking.reduce((n, t) => n + occurrences(t, needle), 0);
   const holds = (k: number) => occurrences(tokenizer.decode(tokens.slice(0, k)), needle) >= times;
   if (!holds(tokens.length)) return 0;
   let lo = 1;
