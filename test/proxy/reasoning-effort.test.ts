@@ -6,6 +6,7 @@
 // official `openai` npm client sending reasoning: {effort} on Responses.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { getRenderer, getTokenizer, toInts, type Message, type ToolSpec } from '../../chat';
 import { withToolDeclarations } from '../../chat/tools';
@@ -56,6 +57,7 @@ after(async () => {
 });
 
 const question: Message[] = [{ role: 'user', content: 'What is 2+2?' }];
+const THOUGHT = 'Two and two make four.';
 const url = (r: Run, path: string) => `${harnesses.get(r.renderer)!.proxy.url}${path}`;
 function expectedPrompt(r: Run, messages: Message[] = question, tools: ToolSpec[] = []): number[] {
   const renderer = getRenderer(r.renderer, getTokenizer(r.model));
@@ -211,6 +213,17 @@ test('Messages: thinking disabled on a thinking renderer is refused in Anthropic
   anthropicRefusal(res, /thinking: thinking off cannot be honoured: the run's renderer deepseekv4_1 renders reasoning effort high.*deepseekv4_1_disable_thinking renders thinking off/);
 });
 
+test('Messages through the official @anthropic-ai/sdk client: thinking enabled served with its thinking block, disabled a BadRequestError', async () => {
+  const client = new Anthropic({ baseURL: harnesses.get(DEEPSEEK.renderer)!.proxy.url, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
+  const m = await client.messages.create({ model: DEEPSEEK.model, max_tokens: 4096, messages: [{ role: 'user', content: 'What is 2+2?' }], thinking: { type: 'enabled', budget_tokens: 1024 } });
+  assert.deepEqual(m.content.map((b) => b.type), ['thinking', 'text']);
+  assert.equal(m.content[0]!.type === 'thinking' ? m.content[0]!.thinking : undefined, THOUGHT);
+  await assert.rejects(
+    client.messages.create({ model: DEEPSEEK.model, max_tokens: 4096, messages: [{ role: 'user', content: 'What is 2+2?' }], thinking: { type: 'disabled' } }),
+    (err: unknown) => err instanceof Anthropic.BadRequestError && /deepseekv4_1_disable_thinking/.test(err.message),
+  );
+});
+
 test('Messages: thinking enabled without a budget, or a budget under 1024, is a 400', async () => {
   anthropicRefusal(await call(DEEPSEEK, '/v1/messages', { ...ask, thinking: { type: 'enabled' } }), /thinking.budget_tokens: Field required/);
   anthropicRefusal(await call(DEEPSEEK, '/v1/messages', { ...ask, thinking: { type: 'enabled', budget_tokens: 10 } }), /budget_tokens must be at least 1024/);
@@ -224,8 +237,6 @@ test('Messages: on a renderer without reasoning, thinking disabled is served and
 });
 
 // ---- Reasoning sent back ----
-
-const THOUGHT = 'Two and two make four.';
 
 test('Responses: output items sent back as input (reasoning item included) render as the stored conversation does, the reasoning where gpt-oss keeps it', async () => {
   const first = await call(GPT_OSS, '/v1/responses', { input: 'What is 2+2?', reasoning: { effort: 'medium' } });
