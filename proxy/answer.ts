@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { textContent, thinkingContent, type ParsedResponse, type Renderer, type Tokenizer } from '../chat';
 import { logprobEntries, type LogprobEntry, type OpenAiToolCall } from './completion';
+import { reasoningTokenCount } from './reasoning-tokens';
 import type { SampledSequence } from './sampler';
 
 export interface AnswerChoice {
@@ -17,6 +18,8 @@ export interface AnswerChoice {
   /** Sampled tokens, including the stop token or the tokens of the stop string that ended them. */
   tokenIds: number[];
   logprobs: LogprobEntry[];
+  /** How many of tokenIds are the reasoning (reasoning-tokens.ts); absent without reasoning. */
+  reasoningTokens?: number;
 }
 
 export interface InternalAnswer {
@@ -25,6 +28,8 @@ export interface InternalAnswer {
   /** Unix seconds. */
   created: number;
   promptTokenIds: number[];
+  /** The renderer that rendered the prompt (set once the call's policy is known). */
+  renderer?: string;
   /**
    * A vision prompt's images at their positions in promptTokenIds (which hold placeholder ids there): recorded in
    * the span so training sends the images, not the placeholders.
@@ -91,6 +96,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
   const cut = applyUserStops(renderer.tokenizer, sampled, args.userStops);
   const seq = cut ? cut.seq : sampled;
   let message: AnswerChoice['message'];
+  let thinkingParts: string[] = [];
   if (cut) message = { role: 'assistant', content: cut.content };
   else if (args.raw) {
     const last = seq.tokens.at(-1);
@@ -104,6 +110,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
     const text = clean ? textContent(m) + (m.unparsed_tool_calls ?? []).map((u) => u.raw_text).join('') : renderer.tokenizer.decode(seq.tokens);
     message = { role: 'assistant', content: text };
     const reasoning = clean ? thinkingContent(m) : '';
+    if (reasoning && Array.isArray(m.content)) thinkingParts = m.content.flatMap((p) => (p.type === 'thinking' ? [p.thinking] : []));
     if (reasoning) message.reasoning_content = reasoning;
     if (clean && m.tool_calls?.length) {
       message.tool_calls = m.tool_calls.map((c, j) => ({
@@ -113,6 +120,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
       }));
     }
   }
+  const reasoningTokens = reasoningTokenCount(renderer.tokenizer, seq.tokens, thinkingParts);
   return {
     index,
     message,
@@ -120,6 +128,7 @@ function choiceOf(args: AnswerArgs, index: number, sampled: SampledSequence, pro
     stopSequence: cut ? cut.stop : null,
     tokenIds: seq.tokens,
     logprobs: logprobEntries(renderer.tokenizer, seq.tokens, seq.logprobs),
+    ...(reasoningTokens > 0 ? { reasoningTokens } : {}),
   };
 }
 
@@ -137,8 +146,21 @@ export function buildAnswer(args: AnswerArgs): InternalAnswer {
 /** Output tokens of all choices together. */
 export const outputTokens = (a: InternalAnswer): number => a.choices.reduce((n, c) => n + c.tokenIds.length, 0);
 
-/** OpenAI's usage object (chat and legacy completions). */
-export function openAiUsage(a: InternalAnswer): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+/** Reasoning tokens of all choices together. */
+export const reasoningTokens = (a: InternalAnswer): number => a.choices.reduce((n, c) => n + (c.reasoningTokens ?? 0), 0);
+
+export interface OpenAiUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+/** OpenAI's usage object (chat and legacy completions); the reasoning token count when the answer reasoned. */
+export function openAiUsage(a: InternalAnswer): OpenAiUsage {
   const out = outputTokens(a);
-  return { prompt_tokens: a.promptTokenIds.length, completion_tokens: out, total_tokens: a.promptTokenIds.length + out };
+  const usage: OpenAiUsage = { prompt_tokens: a.promptTokenIds.length, completion_tokens: out, total_tokens: a.promptTokenIds.length + out };
+  const reasoning = reasoningTokens(a);
+  if (reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  return usage;
 }

@@ -4,6 +4,7 @@
 import type { Message, ToolSpec } from '../chat';
 import type { AttributeValue } from '../store/types';
 import type { InternalAnswer } from './answer';
+import type { ReasoningAsk } from './apis/reasoning';
 import type { SamplingOverrides } from './request';
 
 export type ApiName = 'chat' | 'responses' | 'messages' | 'completions';
@@ -25,6 +26,8 @@ export interface InternalCall {
   stop: string[];
   /** Unset fields take the policy's defaults. */
   sampling: SamplingOverrides;
+  /** Reasoning settings the request asked for, checked against the policy's renderer before rendering. */
+  reasoning?: ReasoningAsk[];
   /** How this API writes tool-call ids ("call_", "toolu_", ...). */
   toolCallIdPrefix: string;
   /** The span's trace id (32 hex digits), when the API finds its spans by it; else random. */

@@ -29,7 +29,7 @@ export interface ChatCompletion {
   created: number;
   model: string;
   choices: Choice[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details?: { reasoning_tokens: number } };
   prompt_token_ids: number[];
 }
 

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { HttpError } from '../common/http';
 import { buildAnswer, type InternalAnswer } from './answer';
+import { checkReasoning } from './apis/reasoning';
 import { ApiError } from './errors';
 import type { PolicyManager } from './policy';
 import { leasePolicy, rendererOf } from './policy-registry';
@@ -135,6 +136,7 @@ function replayRecorded(span: Span, own: PolicySpec | null, o: CallOptions): Cal
   const spec = own ?? o.policies.current()?.spec;
   if (!spec || span.attributes['agl.policy.switch_id'] !== spec.switchId) return null;
   const answer = answerFromSpan(span, rendererOf(o.policies, o.registry, spec).tokenizer);
+  if (answer) answer.renderer = spec.renderer;
   return answer ? { answer, policy: spec, sequenceId: span.sequence_id } : null;
 }
 
@@ -155,6 +157,8 @@ async function sampleAndRecord(
   try {
     try {
       const renderer = lease.policy.renderer;
+      // A reasoning setting the renderer does not render is refused: the run trains what its renderer renders.
+      if (call.reasoning?.length) checkReasoning(call.reasoning, spec.renderer, spec.baseModel ?? spec.modelName);
       const prompt = buildPrompt(call, renderer);
       const params = { numSamples: call.n, ...sampling, stop: prompt.stop, signal, ...(prompt.chunks ? { promptChunks: prompt.chunks } : {}) };
       const sequences = await sampleWithRetries(lease.policy.sampler, prompt.tokens, params, spec.retryAttempts ?? o.retryAttempts);
@@ -172,6 +176,7 @@ async function sampleAndRecord(
         toolCallIdPrefix: call.toolCallIdPrefix,
       });
       if (prompt.chunks) answer.promptImages = promptImages(prompt.chunks);
+      answer.renderer = spec.renderer;
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }

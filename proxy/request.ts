@@ -3,6 +3,7 @@
 import type { ContentPart, Message, ToolCall } from '../chat';
 import { badRequest } from './errors';
 import { chatImagePart, contentOf } from './apis/image-parts';
+import { effortAsk, type ReasoningAsk } from './apis/reasoning';
 import { argumentsJson, definedOnly, int, isObj, num, present, stopStrings, unenforceableToolChoice, type Obj } from './apis/fields';
 
 export interface SamplingOverrides {
@@ -23,6 +24,8 @@ export interface ChatRequest {
   /** OpenAI tool definitions ({"type": "function", "function": {...}}), in request order; [] with tool_choice "none". */
   tools: Record<string, unknown>[];
   sampling: SamplingOverrides;
+  /** reasoning_effort and the chat template's thinking switches, checked against the policy's renderer. */
+  reasoning?: ReasoningAsk[];
 }
 
 export const MAX_N = 64;
@@ -100,6 +103,29 @@ function tools(body: Obj): Record<string, unknown>[] {
   return choice === 'none' ? [] : (v as Record<string, unknown>[]);
 }
 
+/**
+ * The reasoning settings of a chat request: OpenAI's reasoning_effort, and the switches vLLM passes to a model's chat
+ * template (chat_template_kwargs: enable_thinking for Qwen/Kimi/Nemotron, thinking for DeepSeek, reasoning_effort
+ * for gpt-oss/GLM/Qwen3.8). Other template kwargs are left as they were.
+ */
+function reasoningAsks(body: Obj): ReasoningAsk[] {
+  const asks: ReasoningAsk[] = [];
+  const effort = effortAsk(body.reasoning_effort, 'reasoning_effort');
+  if (effort) asks.push(effort);
+  if (!present(body, 'chat_template_kwargs')) return asks;
+  const kw = body.chat_template_kwargs;
+  if (!isObj(kw)) throw badRequest('chat_template_kwargs must be an object', 'chat_template_kwargs', 'invalid_type');
+  for (const k of ['enable_thinking', 'thinking']) {
+    if (!present(kw, k)) continue;
+    const param = `chat_template_kwargs.${k}`;
+    if (typeof kw[k] !== 'boolean') throw badRequest(`${param} must be a boolean`, param, 'invalid_type');
+    asks.push({ param, thinking: kw[k] as boolean });
+  }
+  const kwEffort = effortAsk(kw.reasoning_effort, 'chat_template_kwargs.reasoning_effort');
+  if (kwEffort) asks.push(kwEffort);
+  return asks;
+}
+
 /** Validates a parsed JSON body; throws ApiError(400) naming the offending parameter. */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isObj(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_type');
@@ -130,5 +156,6 @@ export function parseChatRequest(body: unknown): ChatRequest {
     stop: stopStrings(body.stop, 'stop'),
     tools: tools(body),
     sampling,
+    reasoning: reasoningAsks(body),
   };
 }

@@ -42,6 +42,7 @@ export const chatApi: AgentApi = {
         stream: req.stream,
         stop: req.stop,
         sampling: req.sampling,
+        reasoning: req.reasoning,
         toolCallIdPrefix: 'tinker-tool-call-',
       },
       body: chatCompletionOf,

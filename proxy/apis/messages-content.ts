@@ -1,6 +1,7 @@
 // Anthropic Messages content as chat messages and chat tool definitions (pure): `system`, text blocks, assistant
-// `tool_use` blocks (tool calls), user `tool_result` blocks (tool messages) and `image` blocks (image parts, for
-// the models that see; in a tool result too). Blocks no renderer can show (documents, thinking, server tools) and a
+// `tool_use` blocks (tool calls) and `thinking` blocks (its thinking part), user `tool_result` blocks (tool messages)
+// and `image` blocks (image parts, for the models that see; in a tool result too). Blocks no renderer can show
+// (documents, redacted thinking, server tools) and a
 // final assistant message to continue (prefill, which renderers cannot express) are refused with a 400.
 import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
 import { badRequest } from '../errors';
@@ -8,7 +9,7 @@ import { anthropicImagePart, contentOf } from './image-parts';
 import { isObj, unenforceableToolChoice, type Obj } from './fields';
 
 function unsupported(where: string, what: string): never {
-  throw badRequest(`${where}: ${what} cannot be rendered for the model (served: text, image, tool_use, tool_result)`, where, 'unsupported_content');
+  throw badRequest(`${where}: ${what} cannot be rendered for the model (served: text, image, tool_use, tool_result, and thinking in assistant messages)`, where, 'unsupported_content');
 }
 
 /** Text and image blocks (a tool result's content) as message content. */
@@ -72,10 +73,16 @@ function assistantTurn(content: unknown, where: string): Message {
   if (typeof content === 'string') return { role: 'assistant', content };
   if (!Array.isArray(content)) throw badRequest(`${where} must be a string or an array of content blocks`, where, 'invalid_type');
   const m: Message = { role: 'assistant', content: '' };
+  let text = '';
+  const thinking: ContentPart[] = [];
   content.forEach((b, j) => {
     const at = `${where}[${j}]`;
-    if (isObj(b) && b.type === 'text' && typeof b.text === 'string') m.content += b.text;
-    else if (isObj(b) && b.type === 'tool_use') {
+    if (isObj(b) && b.type === 'text' && typeof b.text === 'string') text += b.text;
+    else if (isObj(b) && b.type === 'thinking' && typeof b.thinking === 'string') {
+      // Thinking sent back (as Anthropic clients do in tool loops) is the turn's thinking part; the signature is not
+      // checked (this proxy writes none) and each family keeps or drops the thinking as it does.
+      thinking.push({ type: 'thinking', thinking: b.thinking });
+    } else if (isObj(b) && b.type === 'tool_use') {
       if (typeof b.id !== 'string' || typeof b.name !== 'string' || !b.name || !isObj(b.input)) {
         throw badRequest(`${at} must be {"type": "tool_use", "id": str, "name": str, "input": object}`, at, 'invalid_type');
       }
@@ -83,6 +90,7 @@ function assistantTurn(content: unknown, where: string): Message {
       (m.tool_calls ??= []).push(call);
     } else unsupported(at, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)} in an assistant message`);
   });
+  m.content = thinking.length ? [...thinking, { type: 'text', text }] : text;
   return m;
 }
 

@@ -10,6 +10,7 @@ import type { AgentApi, ParsedRequest } from './api';
 import { bool, definedOnly, int, isObj, num, onlyKnown, present, refuseUnless, requireObject, stopStrings, str, type Obj } from './fields';
 import { conversation, messagesTools, systemMessages } from './messages-content';
 import { messageEvents } from './messages-stream';
+import { effortAsk, type ReasoningAsk } from './reasoning';
 
 const KNOWN = [
   'model', 'messages', 'max_tokens', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice',
@@ -17,9 +18,40 @@ const KNOWN = [
   'container', 'mcp_servers', 'output_config', 'context_management', 'diagnostics',
 ];
 
+/**
+ * `thinking` (enabled with a budget, adaptive, or disabled) and `output_config.effort`, checked against the run's
+ * renderer (reasoning.ts). The budget is not a setting any renderer renders: thinking on is what a thinking renderer
+ * renders, and max_tokens bounds the whole answer.
+ */
+function reasoningAsks(body: Obj): ReasoningAsk[] {
+  const asks: ReasoningAsk[] = [];
+  if (present(body, 'thinking')) {
+    const t = body.thinking;
+    const shape = 'thinking must be {"type": "enabled", "budget_tokens": int >= 1024}, {"type": "adaptive"} or {"type": "disabled"}';
+    if (!isObj(t) || !['enabled', 'adaptive', 'disabled'].includes(t.type as string)) throw badRequest(shape, 'thinking', 'invalid_type');
+    for (const k of Object.keys(t)) {
+      if (!['type', 'budget_tokens', 'display'].includes(k)) throw badRequest(`thinking.${k}: not a thinking setting this proxy serves (it serves: type, budget_tokens, display)`, `thinking.${k}`, 'unknown_parameter');
+    }
+    if (t.type === 'enabled') int(t, 'budget_tokens', 1024, 1_000_000);
+    if (t.type === 'enabled' && !present(t, 'budget_tokens')) throw badRequest('thinking.budget_tokens: Field required', 'thinking.budget_tokens', 'missing_required_parameter');
+    asks.push({ param: 'thinking', thinking: t.type !== 'disabled' });
+  }
+  if (present(body, 'output_config')) {
+    const oc = body.output_config;
+    if (!isObj(oc)) throw badRequest('output_config must be an object', 'output_config', 'invalid_type');
+    for (const k of Object.keys(oc)) {
+      if (k !== 'effort' && present(oc, k)) {
+        throw badRequest(`output_config.${k}: not served by this proxy (of output_config it serves effort only); leave it out`, `output_config.${k}`, 'unsupported_parameter');
+      }
+    }
+    const effort = effortAsk(oc.effort, 'output_config.effort');
+    if (effort) asks.push(effort);
+  }
+  return asks;
+}
+
 function refuseUnserved(body: Obj): void {
-  refuseUnless(body, 'thinking', (v) => isObj(v) && v.type === 'disabled', 'extended thinking cannot be honoured by the policy renderer; leave it out');
-  for (const k of ['container', 'mcp_servers', 'output_config', 'context_management', 'diagnostics']) {
+  for (const k of ['container', 'mcp_servers', 'context_management', 'diagnostics']) {
     refuseUnless(body, k, () => false, 'not served by this proxy; leave it out');
   }
   if (present(body, 'metadata') && !isObj(body.metadata)) throw badRequest('metadata: must be an object', 'metadata', 'invalid_type');
@@ -62,6 +94,7 @@ function parse(raw: unknown): ParsedRequest {
   const body = requireObject(raw);
   onlyKnown(body, KNOWN, 'Messages');
   refuseUnserved(body);
+  const reasoning = reasoningAsks(body);
   const model = str(body, 'model');
   if (model === undefined) throw badRequest('model: Field required', 'model', 'missing_required_parameter');
   if (!present(body, 'max_tokens')) throw badRequest('max_tokens: Field required', 'max_tokens', 'missing_required_parameter');
@@ -85,6 +118,7 @@ function parse(raw: unknown): ParsedRequest {
       stream: bool(body, 'stream') ?? false,
       stop: stopStrings(body.stop_sequences, 'stop_sequences', 64),
       sampling,
+      reasoning,
       toolCallIdPrefix: 'toolu_',
     },
     body: messageBody,

@@ -1,5 +1,6 @@
 // The Responses API's input, instructions and tools as chat messages and chat tool definitions (pure). Input
-// items: messages (text parts), function calls (joined to the assistant turn they follow) and their outputs.
+// items: messages (text parts), function calls (joined to the assistant turn they follow) and their outputs, and
+// reasoning items (the thinking of the assistant turn they precede).
 // Image parts (input_image) become image parts for the models that see. Items no renderer can show (files,
 // references, hosted tools) are refused with a 400.
 import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
@@ -32,6 +33,19 @@ export function inputMessages(input: unknown): Message[] {
   const out: Message[] = [];
   // Function calls join the assistant turn right before them (one model output: text, then its calls).
   let turn: Message | null = null;
+  // A reasoning item opens a model output: its text goes, as a thinking part, to the assistant message or function
+  // call that follows (as the proxy's own stored turns hold it), and each family keeps or drops it as it does.
+  let reasoning: { text: string; where: string } | null = null;
+  const withReasoning = (content: string | ContentPart[]): string | ContentPart[] => {
+    if (!reasoning) return content;
+    const parts: ContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    const out: ContentPart[] = [{ type: 'thinking', thinking: reasoning.text }, ...parts];
+    reasoning = null;
+    return out;
+  };
+  const unanswered = () => {
+    if (reasoning) throw badRequest(`${reasoning.where}: a reasoning item must be followed by the assistant message or function call it came with`, reasoning.where, 'invalid_value');
+  };
   input.forEach((item, i) => {
     const where = `input[${i}]`;
     if (!isObj(item)) throw badRequest(`${where} must be an object`, where, 'invalid_type');
@@ -39,7 +53,9 @@ export function inputMessages(input: unknown): Message[] {
     if (type === 'message') {
       const role = ROLES[item.role as string];
       if (!role) throw badRequest(`${where}.role must be one of user, assistant, system, developer; got ${JSON.stringify(item.role)}`, `${where}.role`);
-      const m: Message = { role, content: partsContent(item.content, `${where}.content`) };
+      if (role !== 'assistant') unanswered();
+      const content = partsContent(item.content, `${where}.content`);
+      const m: Message = { role, content: role === 'assistant' ? withReasoning(content) : content };
       out.push(m);
       turn = role === 'assistant' ? m : null;
     } else if (type === 'function_call') {
@@ -47,21 +63,39 @@ export function inputMessages(input: unknown): Message[] {
         throw badRequest(`${where} must be {"type": "function_call", "call_id": str, "name": str, "arguments": str}`, where, 'invalid_type');
       }
       const call: ToolCall = { type: 'function', id: item.call_id, function: { name: item.name, arguments: argumentsJson(item.arguments, `${where}.arguments`, where) } };
-      if (!turn) out.push((turn = { role: 'assistant', content: '' }));
+      if (!turn) out.push((turn = { role: 'assistant', content: withReasoning('') }));
       (turn.tool_calls ??= []).push(call);
     } else if (type === 'function_call_output') {
       if (typeof item.call_id !== 'string') throw badRequest(`${where}.call_id must be a string`, `${where}.call_id`, 'invalid_type');
+      unanswered();
       out.push({ role: 'tool', content: partsContent(item.output, `${where}.output`), tool_call_id: item.call_id });
+      turn = null;
+    } else if (type === 'reasoning') {
+      unanswered();
+      reasoning = { text: reasoningText(item, where), where };
       turn = null;
     } else {
       throw badRequest(
-        `${where}: items of type ${JSON.stringify(type)} cannot be rendered for the model (served: message, function_call, function_call_output)`,
+        `${where}: items of type ${JSON.stringify(type)} cannot be rendered for the model (served: message, function_call, function_call_output, reasoning)`,
         where,
         'unsupported_item',
       );
     }
   });
+  unanswered();
   return out;
+}
+
+/** A reasoning item's text: its reasoning_text parts (summaries are display text, not what the model wrote). */
+function reasoningText(item: Obj, where: string): string {
+  if (item.encrypted_content !== undefined && item.encrypted_content !== null) {
+    throw badRequest(`${where}.encrypted_content: encrypted reasoning cannot be rendered (this proxy writes its reasoning in content)`, `${where}.encrypted_content`, 'unsupported_content');
+  }
+  const content = item.content ?? [];
+  if (!Array.isArray(content) || !content.every((p) => isObj(p) && p.type === 'reasoning_text' && typeof p.text === 'string')) {
+    throw badRequest(`${where}.content must be an array of {"type": "reasoning_text", "text": str}`, `${where}.content`, 'invalid_type');
+  }
+  return content.map((p) => p.text as string).join('');
 }
 
 /** Responses function tools as chat tool definitions (the form renderers declare); other tool types are refused. */

@@ -12,6 +12,7 @@ import { bool, definedOnly, int, isObj, num, onlyKnown, present, refuseUnless, r
 import { responsesTools, inputMessages } from './responses-input';
 import { responseSpanAttributes, newResponseId } from './responses-store';
 import { responseEvents } from './responses-stream';
+import { effortAsk, renderedEffort, type ReasoningAsk } from './reasoning';
 
 const KNOWN = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'temperature', 'top_p',
@@ -28,17 +29,40 @@ function refuseUnserved(body: Obj): void {
   refuseUnless(body, 'conversation', () => false, 'the Conversations API is not served; use previous_response_id or send the items');
   refuseUnless(body, 'prompt', () => false, 'prompt templates are not served; send instructions and input');
   refuseUnless(body, 'truncation', (v) => v === 'disabled', 'only "disabled": the proxy never drops items to fit the context');
-  refuseUnless(body, 'reasoning', (v) => isObj(v) && Object.values(v).every(isNullish), 'reasoning settings cannot be honoured by the policy renderer');
   refuseUnless(body, 'text', (v) => isObj(v) && (isNullish(v.format) || (isObj(v.format) && v.format.type === 'text')) && (isNullish(v.verbosity) || v.verbosity === 'medium'),
     'only plain text output ({"format": {"type": "text"}}): structured output cannot be enforced by the sampler');
   refuseUnless(body, 'include', (v) => Array.isArray(v) && v.every((x) => x === 'reasoning.encrypted_content'),
-    'only [] or ["reasoning.encrypted_content"] (no reasoning is produced); token ids and logprobs are always in token_ids and token_logprobs');
+    'only [] or ["reasoning.encrypted_content"] (reasoning items carry their text; encrypted_content is null); token ids and logprobs are always in token_ids and token_logprobs');
   refuseUnless(body, 'top_logprobs', (v) => v === 0, 'alternatives are not sampled; token_logprobs has the sampled tokens\' logprobs');
   refuseUnless(body, 'max_tool_calls', () => false, 'not enforced by the sampler; leave it out');
   if (present(body, 'metadata') && !isObj(body.metadata)) throw badRequest('metadata must be an object', 'metadata', 'invalid_type');
   if (present(body, 'stream_options') && !isObj(body.stream_options)) throw badRequest('stream_options must be an object', 'stream_options', 'invalid_type');
   bool(body, 'parallel_tool_calls');
   for (const k of ['user', 'safety_identifier', 'prompt_cache_key', 'service_tier', 'prompt_cache_retention']) str(body, k);
+}
+
+const SUMMARIES = ['auto', 'concise', 'detailed'];
+
+/**
+ * `reasoning`: its effort is checked against the run's renderer (reasoning.ts); summary (and the older
+ * generate_summary) only asks for a display text, which is accepted and not produced (reasoning items have summary []).
+ */
+function reasoningAsks(body: Obj): ReasoningAsk[] {
+  if (!present(body, 'reasoning')) return [];
+  const r = body.reasoning;
+  if (!isObj(r)) throw badRequest('reasoning must be an object ({"effort": ..., "summary": ...})', 'reasoning', 'invalid_type');
+  for (const k of Object.keys(r)) {
+    if (!['effort', 'summary', 'generate_summary'].includes(k)) {
+      throw badRequest(`reasoning.${k}: not a reasoning setting this proxy serves (it serves: effort, summary, generate_summary)`, `reasoning.${k}`, 'unknown_parameter');
+    }
+  }
+  for (const k of ['summary', 'generate_summary']) {
+    if (!isNullish(r[k]) && !SUMMARIES.includes(r[k] as string)) {
+      throw badRequest(`reasoning.${k} must be one of ${SUMMARIES.join(', ')}, got ${JSON.stringify(r[k])}`, `reasoning.${k}`);
+    }
+  }
+  const ask = effortAsk(r.effort, 'reasoning.effort');
+  return ask ? [ask] : [];
 }
 
 function visibleText(c: AnswerChoice): string {
@@ -81,6 +105,7 @@ async function parse(raw: unknown, ctx: ApiContext): Promise<ParsedRequest> {
   const body = requireObject(raw);
   onlyKnown(body, KNOWN, 'Responses');
   refuseUnserved(body);
+  const reasoning = reasoningAsks(body);
   const model = str(body, 'model') ?? null;
   const instructions = str(body, 'instructions');
   const previousId = str(body, 'previous_response_id');
@@ -113,6 +138,7 @@ async function parse(raw: unknown, ctx: ApiContext): Promise<ParsedRequest> {
     stream,
     stop: [],
     sampling,
+    reasoning,
     toolCallIdPrefix: 'call_',
     traceId,
     spanAttributes: (a) => responseSpanAttributes(after(a), store),
@@ -147,7 +173,8 @@ function responseBody(a: InternalAnswer, req: Obj, echo: { instructions?: string
     output: outputItems(a),
     parallel_tool_calls: req.parallel_tool_calls ?? true,
     previous_response_id: echo.previousId ?? null,
-    reasoning: { effort: null, summary: null },
+    // The effort asked (only ever one the renderer renders), else the one the renderer states.
+    reasoning: { effort: (isObj(req.reasoning) ? req.reasoning.effort : null) ?? renderedEffort(a.renderer), summary: isObj(req.reasoning) ? (req.reasoning.summary ?? null) : null },
     service_tier: 'default',
     store: echo.store,
     temperature: req.temperature ?? null,
@@ -161,7 +188,7 @@ function responseBody(a: InternalAnswer, req: Obj, echo: { instructions?: string
       input_tokens: a.promptTokenIds.length,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: output,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: c.reasoningTokens ?? 0 },
       total_tokens: a.promptTokenIds.length + output,
     },
     user: req.user ?? null,

@@ -103,7 +103,7 @@ const BAD: [string, unknown, RegExp][] = [
   ['a document block', { ...ask, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, /cannot be rendered/],
   ['a prefill', { ...ask, messages: [...ask.messages, { role: 'assistant', content: 'The answer is' }] }, /prefill/],
   ['temperature above 1', { ...ask, temperature: 1.5 }, /temperature must be at least 0 and at most 1/],
-  ['thinking', { ...ask, thinking: { type: 'enabled', budget_tokens: 1024 } }, /extended thinking/],
+  ['thinking on for a renderer that does not reason', { ...ask, thinking: { type: 'enabled', budget_tokens: 1024 } }, /thinking: thinking on cannot be honoured: the run's renderer qwen3_instruct renders no reasoning.*renderer qwen3 \(not among Qwen\S+ recommended renderers\) renders thinking on/],
   ['tool_choice any', { ...ask, tool_choice: { type: 'any' } }, /cannot be enforced/],
   ['a server tool', { ...ask, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, /only custom tools/],
   ['an unknown field', { ...ask, n: 2 }, /not a Messages parameter/],
