@@ -7,7 +7,7 @@ import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { storeClient, storeUrlFor } from './services';
 import type { RunSettings } from '../shared/run-types';
-import type { StopRequest } from '../shared/run-types';
+import type { Progress, StopRequest } from '../shared/run-types';
 
 export const EVAL_REWARD_KEY = 'test/env/all/reward/total';
 const POLL_MS = 1000;
@@ -21,16 +21,33 @@ const evalOf = (body: string): number | null => {
 
 /**
  * Waits until the child has committed the metrics row of `step` (the row that holds the eval of the policy after
- * `step` steps) and returns that eval reward (null when the row has none). Heartbeats while it waits; the sweep
- * cancels it when the child ends first.
+ * `step` steps) and holds itself after it, and returns that eval reward (null when the row has none). Heartbeats
+ * while it waits; the sweep cancels it when the child ends first.
  */
-export async function sweepWaitForEval(a: { storeAddress: string; runKey: string; step: number }): Promise<number | null> {
+export async function sweepWaitForEval(a: { storeAddress: string; workflowId: string; runKey: string; step: number }): Promise<number | null> {
   const store = storeAt(a.storeAddress);
+  let score: number | null | undefined;
   for (;;) {
     heartbeat();
-    const [row] = await store.runRecords(a.runKey, { kind: 'metrics', step: a.step, limit: 1 }).catch(() => []);
-    if (row) return evalOf(row.body);
+    if (score === undefined) {
+      const [row] = await store.runRecords(a.runKey, { kind: 'metrics', step: a.step, limit: 1 }).catch(() => []);
+      if (row) score = evalOf(row.body);
+    }
+    // Then until the child holds itself before its next batch, so a `resume` sent next cannot come before the hold.
+    if (score !== undefined && (await heldAfter(a.workflowId, a.step))) return score;
     await sleep(POLL_MS); // rejects when the sweep cancels the wait
+  }
+}
+
+/** The child is paused before batch step+1, or has ended (a query that finds no worker now: not yet). */
+async function heldAfter(workflowId: string, step: number): Promise<boolean> {
+  const handle = Context.current().client.workflow.getHandle(workflowId);
+  try {
+    if ((await handle.describe()).status.name !== 'RUNNING') return true;
+    const p = await handle.query<Progress>('progress');
+    return p.paused && p.phase === 'paused' && p.batch > step;
+  } catch {
+    return false;
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
-import { ConfigError } from '../config/errors';
+import { closestName, ConfigError } from '../config/errors';
 import { validateRunConfig } from '../config/load';
 import { RunConfigSchema, type RunConfig } from '../config/run-config';
 import { SWEEP } from '../shared/search-attributes';
@@ -54,23 +54,27 @@ const parseValue = (raw: string): GridValue => {
 /** One `--grid key=v1,v2,...` as a key and its values; a key the run config does not have is named. */
 export function parseGrid(word: string): [string, GridValue[]] {
   const eq = word.indexOf('=');
-  if (eq <= 0 || eq === word.length - 1) throw new CommandError(`sweep: --grid ${JSON.stringify(word)}: expected key=v1,v2,... (e.g. --grid learningRate=1e-4,3e-4)`);
+  if (eq <= 0 || eq === word.length - 1) throw new CommandError(`--grid ${JSON.stringify(word)}: expected key=v1,v2,... (e.g. --grid learningRate=1e-4,3e-4)`);
   const key = word.slice(0, eq);
-  if (RESERVED.includes(key)) throw new CommandError(`sweep: --grid ${key}: the sweep sets ${key} itself`);
-  if (!(key in RunConfigSchema.in.shape)) throw new CommandError(`sweep: --grid ${key}: unknown config key ${JSON.stringify(key)} (a top-level field of the run config, e.g. learningRate)`);
+  if (RESERVED.includes(key)) throw new CommandError(`--grid ${key}: the sweep sets ${key} itself`);
+  const known = Object.keys(RunConfigSchema.in.shape);
+  if (!known.includes(key)) {
+    const near = closestName(key, known);
+    throw new CommandError(`--grid ${key}: unknown config key ${JSON.stringify(key)} (${near ? `did you mean ${near}?` : 'a top-level field of the run config, e.g. learningRate'})`);
+  }
   const values = word.slice(eq + 1).split(',').map(parseValue);
-  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) throw new CommandError(`sweep: --grid ${key}: a value is given twice`);
+  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) throw new CommandError(`--grid ${key}: a value is given twice`);
   return [key, values];
 }
 
 /** The sweep's input from the flags and the base config; every child's config is validated as `start` would. */
 export function sweepInput(base: RunConfig, flags: SweepFlags, taskQueue: string): SweepInput {
   const parsed = FlagsSchema.safeParse(Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)));
-  if (!parsed.success) throw new CommandError(`sweep: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) throw new CommandError(`${parsed.error.issues[0]!.message}`);
   const f = parsed.data;
   const grid = f.grid.map(parseGrid);
   const dup = grid.map(([k]) => k).find((k, i, all) => all.indexOf(k) !== i);
-  if (dup) throw new CommandError(`sweep: --grid ${dup} is given twice (list its values once: --grid ${dup}=a,b)`);
+  if (dup) throw new CommandError(`--grid ${dup} is given twice (list its values once: --grid ${dup}=a,b)`);
   const input: SweepInput = {
     name: f.name ?? `${base.runName ?? 'run'}-sweep`,
     base,
@@ -92,7 +96,7 @@ export function sweepInput(base: RunConfig, flags: SweepFlags, taskQueue: string
     }
     for (const m of input.milestones) {
       if (cfg.evalEvery <= 0 || m % cfg.evalEvery !== 0) {
-        throw new CommandError(`sweep: --early-stop ${m}: halving reads the eval after step ${m}, but ${child.runName} evaluates ${cfg.evalEvery > 0 ? `every ${cfg.evalEvery} steps` : 'never (evalEvery 0)'}; pick steps that are multiples of evalEvery`);
+        throw new CommandError(`--early-stop ${m}: halving reads the eval after step ${m}, but ${child.runName} evaluates ${cfg.evalEvery > 0 ? `every ${cfg.evalEvery} steps` : 'never (evalEvery 0)'}; pick steps that are multiples of evalEvery`);
       }
     }
   }

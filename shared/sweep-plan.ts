@@ -61,7 +61,15 @@ export function sweepChildren(input: SweepInput): ChildPlan[] {
         workflowId: `agl-run-${runName}`,
         assignment,
         seed,
-        config: { ...input.base, ...assignment, datasetBuilder: { ...input.base.datasetBuilder, seed }, runName, logPath: `${dir}/${runName}` } as RunConfig,
+        // Held after the row of each milestone (the eval after m steps, logged in batch m) until the sweep decides.
+        config: {
+          ...input.base,
+          ...assignment,
+          datasetBuilder: { ...input.base.datasetBuilder, seed },
+          runName,
+          logPath: `${dir}/${runName}`,
+          ...(input.milestones.length ? { pauseBeforeBatches: input.milestones.map((m) => m + 1) } : {}),
+        } as RunConfig,
       };
     }),
   );

@@ -10,14 +10,15 @@
 // - A milestone m is the eval of the policy after m steps, in the child's metrics row of step m. An activity reads
 //   that row from the store (sweep-watch.ts): it survives a crash of the worker, of the child or of this workflow,
 //   and adds one activity per child and milestone to history, whatever the run's length.
-// - A child that reached m is held (the `pause` signal, so it frees its slot; it may finish the batch in flight
-//   first) until every child still alive has reached m. Then the better half goes on (resumed as slots free) and
+// - A child holds itself after its row of m (its config's `pauseBeforeBatches`: a pause the run makes itself, so
+//   no race with a signal and no step past the milestone, even while this workflow's worker is down); held, it
+//   frees its slot until every child still alive has reached m. Then the better half goes on (resumed as slots free) and
 //   the worse half gets the ordinary `stop` (a final checkpoint). A child that ends early (stopped by hand, failed,
 //   or shorter than the milestone) is left out of later milestones.
 // - The result ranks every child by its last eval reward, as `client report` ranks runs.
 import { CancellationScope, condition, defineQuery, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, proxyActivities, setHandler, startChild, upsertSearchAttributes, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep-watch';
-import { pauseSignal, resumeSignal } from './messages';
+import { resumeSignal } from './messages';
 import type { TrainingRunResult, TrainingRunWorkflow } from '../shared/run-types';
 import { SWEEP } from '../shared/search-attributes';
 import { halve, rankByEval, sweepChildren, type MilestoneDecision, type SweepChild, type SweepInput, type SweepResult } from '../shared/sweep-plan';
@@ -67,7 +68,7 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
     const scope = new CancellationScope();
     watches.set(i, scope);
     scope
-      .run(() => watch.sweepWaitForEval({ storeAddress: input.base.storeAddress, runKey: runKeys[i]!, step: milestones[m]! }))
+      .run(() => watch.sweepWaitForEval({ storeAddress: input.base.storeAddress, workflowId: children[i]!.workflowId, runKey: runKeys[i]!, step: milestones[m]! }))
       .then(
         (score) => events.push({ kind: 'reached', i, milestone: m, score }),
         (err) => {
@@ -153,8 +154,8 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
         if (ev.error !== undefined) child.error = ev.error;
       } else if (child.status === 'running') {
         child.milestoneScores[String(milestones[ev.milestone])] = ev.score;
+        // The child holds itself before its next batch (pauseBeforeBatches), so it never runs past the milestone.
         child.status = 'held';
-        await getExternalWorkflowHandle(child.workflowId).signal(pauseSignal).catch(() => undefined);
       }
     }
     await decide();
