@@ -1,7 +1,7 @@
 // `npm run client -- <command>`: start, watch and steer training runs; each command prints the run's Temporal UI link.
 import { parseArgs } from 'node:util';
 import { rmSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ConfigError } from './config/errors';
 import { checkRunConfigFile } from './cli/config-check';
 import { runNameOf } from './config/run-config';
@@ -23,6 +23,8 @@ import { registerSearchAttributes, describeProblem, checkSearchAttributes, cliCo
 import { runTrouble } from './cli/run-trouble';
 import { forkConfig, parentOf, parseForkStep } from './cli/fork-command';
 import { DEFAULT_STOP_GRACE_SECONDS } from './workflows/stop-grace';
+import { startSweep, sweepInput, sweepState, sweepStatusLines } from './cli/sweep-command';
+import { sweepWorkflowId } from './shared/sweep-plan';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--profile name] [--task-queue q]
 
@@ -35,6 +37,11 @@ commands:
   fork <run> --from-step K [--name N] [--set key=value ...]
                          start a new run from <run>'s weights and optimizer state after step K, with its data
                          order and seeds from there on; --set changes fields of the config (e.g. learningRate=1e-4)
+  sweep <run.json> --grid key=v1,v2 [--grid ...] [--seeds N] [--max-parallel N] [--early-stop S1,S2] [--name N]
+                         train the config over the grid (x N seeds) as child runs <name>-c<i>-s<j> of one sweep
+                         workflow (agl-sweep-<name>); at each --early-stop step the worse half (by the eval after
+                         that step) stops with a final checkpoint; at most --max-parallel children train at once
+  sweep-status <sweep>   the sweep's children (ranked best first once it is done) and its milestone decisions
   status <run>           where the run is (batch, phase, last rewards) or how it ended
   watch <run>            follow the run live until it ends
   pause <run>            hold the run before its next batch
@@ -46,7 +53,8 @@ commands:
                          waits on after 5 minutes (a trainer that never answers, say) is cancelled
   list                   training runs known to Temporal
   report <run> [<run>..] write an HTML report with plots (one run: <logPath>/report.html; several overlaid:
-                         --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory
+                         --out FILE, default ./report-<a>-vs-<b>.html); <run> may also be a run directory, or a
+                         sweep (agl-sweep-<name>): all its children, ranked best first
   export <run>           write the run's files (metrics.jsonl, checkpoints.jsonl, trace, config, report.html) from
                          the store into --dir D (default ./<runName>); again later, appends only what is new
                          (--store URL, default $AGL_STORE_URL or http://127.0.0.1:4747; AGL_STORE_TOKEN)
@@ -101,6 +109,10 @@ async function main(): Promise<void> {
         'from-step': { type: 'string' },
         name: { type: 'string' },
         set: { type: 'string', multiple: true },
+        grid: { type: 'string', multiple: true },
+        seeds: { type: 'string' },
+        'max-parallel': { type: 'string' },
+        'early-stop': { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -238,6 +250,32 @@ async function main(): Promise<void> {
       link(run.workflowId);
       return;
     }
+    case 'sweep': {
+      const base = await loadConfigOrExit(rest[0]);
+      const f = parsed.values;
+      const input = sweepInput(base, { grid: f.grid, seeds: f.seeds, maxParallel: f['max-parallel'], earlyStop: f['early-stop'], name: f.name }, settings.taskQueue);
+      const client = await connect(settings);
+      context.workflowId = sweepWorkflowId(input.name);
+      try {
+        await startSweep(client, input);
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw new CommandError(`a sweep named ${input.name} exists already (${context.workflowId}); give another --name`);
+        throw err;
+      }
+      const n = input.grid.reduce((k, [, v]) => k * v.length, 1);
+      process.stdout.write(`started ${context.workflowId}: ${n} configs x ${input.seeds} seeds, at most ${input.maxParallel} at once${input.milestones.length ? `, halving at steps ${input.milestones.join(', ')}` : ''}\n`);
+      link(context.workflowId);
+      return;
+    }
+    case 'sweep-status': {
+      if (!rest[0]) throw new UsageError('client sweep-status: needs a sweep name, e.g. npm run client -- sweep-status hello');
+      const client = await connect(settings);
+      context.workflowId = rest[0].startsWith('agl-sweep-') ? rest[0] : sweepWorkflowId(rest[0]);
+      const { state, result } = await sweepState(client, rest[0]);
+      for (const line of sweepStatusLines(state, result)) process.stdout.write(`${line}\n`);
+      link(context.workflowId);
+      return;
+    }
     case 'status': {
       const client = await connect(settings);
       const h = runHandle(client, needRun());
@@ -322,10 +360,11 @@ async function main(): Promise<void> {
         const reward = sa.AglTrainReward?.[0];
         const parent = sa.AglParentRun?.[0];
         const lineage = typeof parent === 'string' ? `\tfork of ${parent} at step ${String(sa.AglForkStep?.[0] ?? '?')}` : '';
+        const sweepOf = typeof sa.AglSweep?.[0] === 'string' ? `\tsweep ${sa.AglSweep[0]}` : '';
         const cap = typeof memo.maxRolloutsInFlight === 'number' ? `, at most ${memo.maxRolloutsInFlight} in flight` : '';
         const share = w.status.name === 'RUNNING' ? `\tfleet share ${((100 * weightOf(memo)) / totalWeight).toFixed(0)}% (weight ${weightOf(memo)}${cap})` : '';
         process.stdout.write(
-          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}${share}${lineage}\t${workflowUiLink(settings, w.workflowId)}\n`,
+          `${w.workflowId}\t${w.status.name}\t${done} batches done\treward ${typeof reward === 'number' ? reward.toFixed(3) : '-'}${share}${lineage}${sweepOf}\t${workflowUiLink(settings, w.workflowId)}\n`,
         );
       }
       return;

@@ -13,6 +13,7 @@ import { trainStep } from './train-step';
 import type { TrainingActivities } from './types';
 import { failingUnfixably } from './unfixable';
 import { aglReportReward } from './report-reward';
+import { sweepActivities } from './sweep-watch';
 
 export function createActivities() {
   const training: TrainingActivities = {
@@ -30,7 +31,8 @@ export function createActivities() {
   // An error that a retry cannot fix fails the activity for good, with its cause (unfixable.ts).
   const guarded = Object.fromEntries(Object.entries(training).map(([name, fn]) => [name, failingUnfixably(name, fn as (...a: unknown[]) => Promise<unknown>)])) as unknown as TrainingActivities;
   // Called by agent workflows (agents/temporal/workflow-reward.ts), not by the training workflow.
-  return { ...healthActivities, ...guarded, aglReportReward };
+  // Called by sweep workflows (workflows/sweep.ts).
+  return { ...healthActivities, ...guarded, aglReportReward, ...sweepActivities };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -34,7 +34,9 @@ export function forkConfig(parent: RunConfigInput, parentKey: string, step: numb
     if (key in changes) throw new CommandError(`fork: --set ${key} is not allowed (${key === 'runName' ? 'give --name' : 'give --from-step'})`);
   }
   const logPath = path.join(path.dirname(parentCfg.logPath.replace(/\/+$/, '')), runName);
-  return validateRunConfig({ ...parent, ...changes, runName, logPath, forkOf: { run: parentKey, step } } as RunConfigInput, 'fork config');
+  // A sweep child's holds are its sweep's to lift: a fork has no sweep to resume it.
+  const { pauseBeforeBatches: _holds, ...own } = parent as RunConfigInput & { pauseBeforeBatches?: number[] };
+  return validateRunConfig({ ...own, ...changes, runName, logPath, forkOf: { run: parentKey, step } } as RunConfigInput, 'fork config');
 }
 
 /** `--from-step` as a step number (0 = the parent's initial state). */

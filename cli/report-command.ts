@@ -11,6 +11,8 @@ import { loadRun, type RunData } from '../report/run-data';
 import { reportPath, writeReport } from '../report/write-report';
 import type { TrainingRunInput } from '../shared/run-types';
 import { workflowIdFor } from './run-commands';
+import { sweepInputOf } from './sweep-command';
+import { sweepChildren, sweepWorkflowId } from '../shared/sweep-plan';
 
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
@@ -37,6 +39,19 @@ async function runFromTemporal(client: Client, settings: TemporalSettings, run: 
 }
 
 /**
+ * The workflow ids of a sweep's children that have started (or null when `name` is no sweep): `agl-sweep-<name>`,
+ * or a bare name with no run of that name but a sweep. Found from the sweep's start input, so finished sweeps too.
+ */
+async function sweepChildIds(client: Client, name: string): Promise<string[] | null> {
+  if (name.startsWith('agl-run-')) return null;
+  const exists = (id: string) => client.workflow.getHandle(id).describe().then(() => true, () => false);
+  if (!name.startsWith('agl-sweep-') && ((await exists(workflowIdFor(name))) || !(await exists(sweepWorkflowId(name))))) return null;
+  const children = sweepChildren(await sweepInputOf(client, name));
+  const started = await Promise.all(children.map((c) => exists(c.workflowId)));
+  return children.filter((_, i) => started[i]).map((c) => c.workflowId);
+}
+
+/**
  * Writes the report and returns its path: one run's to <logPath>/report.html, several to `out`
  * (default ./report-<a>-vs-<b>.html).
  */
@@ -44,6 +59,7 @@ export async function reportCommand(runs: string[], out: string | undefined, set
   if (runs.length === 0) throw new UsageError('report needs at least one run: a run directory, a run name or a workflow id');
   let client: Client | undefined;
   const data: RunData[] = [];
+  const sweeps: string[] = [];
   for (const r of runs) {
     if (isDir(r)) {
       data.push(loadRun(r, { uiLink: null }));
@@ -54,8 +70,19 @@ export async function reportCommand(runs: string[], out: string | undefined, set
     } catch (err) {
       throw new UsageError(`report: ${r} is not a directory, and Temporal at ${settings.address} cannot be reached to find it (${(err as Error).message})`);
     }
-    data.push(await runFromTemporal(client, settings, r));
+    const children = await sweepChildIds(client, r);
+    if (children) {
+      sweeps.push(r.replace(/^agl-sweep-/, ''));
+      for (const id of children) data.push(await runFromTemporal(client, settings, id));
+    } else data.push(await runFromTemporal(client, settings, r));
   }
-  const file = out ? path.resolve(out) : data.length === 1 ? reportPath(data[0]!.logPath) : path.resolve(`report-${data.map((d) => d.name).join('-vs-')}.html`);
+  if (data.length === 0) throw new UsageError(`report: sweep ${runs.join(', ')} has started no run yet`);
+  const file = out
+    ? path.resolve(out)
+    : sweeps.length === runs.length
+      ? path.resolve(`report-${sweeps.join('-vs-')}.html`)
+      : data.length === 1
+        ? reportPath(data[0]!.logPath)
+        : path.resolve(`report-${data.map((d) => d.name).join('-vs-')}.html`);
   return writeReport(data, file);
 }

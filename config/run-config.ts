@@ -182,6 +182,11 @@ export const RunConfigSchema = z
     fleetWeight: z.number().positive().max(1000).default(1),
     /** At most this many of the run's rollouts are handed to runners at once (null = no cap). */
     maxRolloutsInFlight: z.number().int().min(1).nullable().default(null),
+    /**
+     * The run pauses itself before each of these batches, until `resume` (a sweep holds its children at its
+     * milestones this way: workflows/sweep.ts). Synchronous runs only.
+     */
+    pauseBeforeBatches: z.array(z.number().int().min(1)).optional(),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
@@ -224,6 +229,9 @@ export const RunConfigSchema = z
     }
     if (cfg.forkOf !== null && cfg.async !== null) {
       ctx.addIssue({ code: 'custom', path: ['forkOf'], message: 'forking an async run is not supported yet (a fork starts at a synchronous batch)' });
+    }
+    if (cfg.async !== null && cfg.pauseBeforeBatches?.length) {
+      ctx.addIssue({ code: 'custom', path: ['pauseBeforeBatches'], message: 'an async run has no batch boundaries to pause at (sweeps with --early-stop need synchronous runs)' });
     }
     if (cfg.async !== null && cfg.rolloutTimeoutSeconds === null) {
       ctx.addIssue({

@@ -13,4 +13,7 @@ export const EVAL_REWARD = defineSearchAttributeKey('AglEvalReward', SearchAttri
 export const PARENT_RUN = defineSearchAttributeKey('AglParentRun', SearchAttributeType.KEYWORD);
 export const FORK_STEP = defineSearchAttributeKey('AglForkStep', SearchAttributeType.INT);
 
-export const ALL_SEARCH_ATTRIBUTES = [RUN_NAME, MODEL_NAME, PHASE, BATCH, TRAIN_REWARD, EVAL_REWARD, PARENT_RUN, FORK_STEP];
+/** The sweep a run is a child of (its name), set on the sweep's workflow too. */
+export const SWEEP = defineSearchAttributeKey('AglSweep', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [RUN_NAME, MODEL_NAME, PHASE, BATCH, TRAIN_REWARD, EVAL_REWARD, PARENT_RUN, FORK_STEP, SWEEP];

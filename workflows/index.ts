@@ -2,3 +2,4 @@
 export { healthCheck } from './health-check';
 export { trainingRun } from './training-run';
 export { aglGradeEpisode } from './grade-episode';
+export { sweep } from './sweep';

@@ -38,6 +38,11 @@ export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ sto
   const numBatches = run.numBatches;
   const traceEvents: TraceEvent[] = [];
   for (; run.batch < numBatches; run.batch++) {
+    // A hold the config asks for (a sweep's milestone): only in configs that name one, so other histories replay.
+    if (run.settings().pauseBeforeBatches?.includes(run.batch) && !run.stopRequested) {
+      run.paused = true;
+      run.pauseReason = `held before batch ${run.batch} (pauseBeforeBatches, e.g. a sweep's milestone): resume lets it go on`;
+    }
     if (run.paused) {
       run.setPhase('paused');
       await condition(() => !run.paused);

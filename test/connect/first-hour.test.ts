@@ -18,7 +18,7 @@ import { assertOneLine, client, runCommand } from '../helpers/commands';
 import type { RunConfigInput } from '../../config/run-config';
 import { readJsonl, runPaths } from '../../records/run-files';
 
-const ATTRIBUTES = ['AglRunName', 'AglModel', 'AglPhase', 'AglBatch', 'AglTrainReward', 'AglEvalReward', 'AglParentRun', 'AglForkStep'];
+const ATTRIBUTES = ['AglRunName', 'AglModel', 'AglPhase', 'AglBatch', 'AglTrainReward', 'AglEvalReward', 'AglParentRun', 'AglForkStep', 'AglSweep'];
 let dir = '';
 let temporal: TemporalServer | undefined;
 let stack: Stack | undefined;
@@ -65,7 +65,7 @@ function runConfig(runName: string, over: Partial<RunConfigInput> = {}): string 
 test('without its search attributes, the worker and status name them; after client setup a worker runs the run', { timeout: 600_000 }, async () => {
   // The worker refuses the namespace, naming every attribute with its type and the command that adds them.
   const w = await runCommand('worker.ts', [], env);
-  assertOneLine(w, /^worker: namespace default lacks the search attributes training runs write: AglRunName \(Keyword\), AglModel \(Keyword\), AglPhase \(Keyword\), AglBatch \(Int\), AglTrainReward \(Double\), AglEvalReward \(Double\), AglParentRun \(Keyword\), AglForkStep \(Int\); add them with `npm run client -- setup`/);
+  assertOneLine(w, /^worker: namespace default lacks the search attributes training runs write: AglRunName \(Keyword\), AglModel \(Keyword\), AglPhase \(Keyword\), AglBatch \(Int\), AglTrainReward \(Double\), AglEvalReward \(Double\), AglParentRun \(Keyword\), AglForkStep \(Int\), AglSweep \(Keyword\); add them with `npm run client -- setup`/);
   assert.match(w.stderr, new RegExp(`temporal operator search-attribute create --address ${temporal!.address} --namespace default --name AglRunName --type Keyword --name AglModel --type Keyword`));
 
   // A run started meanwhile: start warns, status says the same and exits 1 (no "Failed to query Workflow").

@@ -1,0 +1,173 @@
+// A sweep: one run config trained over a grid of settings and seeds, as child workflows that are ordinary
+// training runs (each can be watched, paused, stopped or forked on its own), with successive halving at
+// milestones. No scheduler beside Temporal: this workflow is the whole of it, and its state is its history.
+//
+// - Children are `trainingRun` workflows named from the sweep's name, config index and seed index
+//   (shared/sweep-plan.ts), started up to `maxParallel` at a time. They carry the search attribute AglSweep and a
+//   memo with their grid values. ParentClosePolicy ABANDON: a terminated or failed sweep leaves its runs going
+//   (TERMINATE would kill runs mid-step without a final checkpoint; the training run takes no cancellation as a
+//   stop); `client stop` stops each cleanly.
+// - A milestone m is the eval of the policy after m steps, in the child's metrics row of step m. An activity reads
+//   that row from the store (sweep-watch.ts): it survives a crash of the worker, of the child or of this workflow,
+//   and adds one activity per child and milestone to history, whatever the run's length.
+// - A child holds itself after its row of m (its config's `pauseBeforeBatches`: a pause the run makes itself, so
+//   no race with a signal and no step past the milestone, even while this workflow's worker is down); held, it
+//   frees its slot until every child still alive has reached m. Then the better half goes on (resumed as slots free) and
+//   the worse half gets the ordinary `stop` (a final checkpoint). A child that ends early (stopped by hand, failed,
+//   or shorter than the milestone) is left out of later milestones.
+// - The result ranks every child by its last eval reward, as `client report` ranks runs.
+import { CancellationScope, condition, defineQuery, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, proxyActivities, setHandler, startChild, upsertSearchAttributes, type ChildWorkflowHandle } from '@temporalio/workflow';
+import type { SweepActivities } from '../activities/sweep-watch';
+import { resumeSignal } from './messages';
+import type { TrainingRunResult, TrainingRunWorkflow } from '../shared/run-types';
+import { SWEEP } from '../shared/search-attributes';
+import { halve, rankByEval, sweepChildren, type MilestoneDecision, type SweepChild, type SweepInput, type SweepResult } from '../shared/sweep-plan';
+
+export const sweepProgressQuery = defineQuery<SweepResult>('sweepProgress');
+
+// Waiting for a milestone may take as long as the child's steps; it heartbeats, so a dead worker is noticed.
+const watch = proxyActivities<SweepActivities>({
+  startToCloseTimeout: '30 days',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+const quick = proxyActivities<SweepActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+type SweepEvent =
+  | { kind: 'reached'; i: number; milestone: number; score: number | null }
+  | { kind: 'ended'; i: number; result?: TrainingRunResult; error?: string };
+
+export async function sweep(input: SweepInput): Promise<SweepResult> {
+  const plans = sweepChildren(input);
+  const milestones = input.milestones;
+  const children: SweepChild[] = plans.map((p) => ({ runName: p.runName, workflowId: p.workflowId, assignment: p.assignment, seed: p.seed, status: 'waiting', milestoneScores: {} }));
+  const decisions: MilestoneDecision[] = [];
+  const runKeys: string[] = plans.map(() => '');
+  /** Per child: the index of the next milestone it has to reach. */
+  const nextMilestone = plans.map(() => 0);
+  const watches = new Map<number, CancellationScope>();
+  const events: SweepEvent[] = [];
+  /** Survivors of a milestone waiting for a slot, then children never started, in order. */
+  const resumeQueue: number[] = [];
+  let nextToStart = 0;
+  let ranking: string[] = [];
+
+  const result = (): SweepResult => ({ name: input.name, children, milestones: decisions, ranking });
+  setHandler(sweepProgressQuery, result);
+  upsertSearchAttributes([{ key: SWEEP, value: input.name }]);
+
+  const ended = (s: SweepChild['status']) => s === 'completed' || s === 'stopped' || s === 'failed';
+  const running = () => children.filter((c) => c.status === 'running').length;
+
+  const watchMilestone = (i: number) => {
+    const m = nextMilestone[i]!;
+    if (m >= milestones.length) return;
+    const scope = new CancellationScope();
+    watches.set(i, scope);
+    scope
+      .run(() => watch.sweepWaitForEval({ storeAddress: input.base.storeAddress, workflowId: children[i]!.workflowId, runKey: runKeys[i]!, step: milestones[m]! }))
+      .then(
+        (score) => events.push({ kind: 'reached', i, milestone: m, score }),
+        (err) => {
+          if (!isCancellation(err)) log.warn('sweep: waiting for a milestone failed', { run: children[i]!.runName, error: String(err) });
+        },
+      );
+  };
+
+  const start = async (i: number) => {
+    const plan = plans[i]!;
+    let handle: ChildWorkflowHandle<TrainingRunWorkflow>;
+    try {
+      handle = await startChild<TrainingRunWorkflow>('trainingRun', {
+        workflowId: plan.workflowId,
+        taskQueue: input.taskQueue,
+        args: [{ config: plan.config }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        typedSearchAttributes: [{ key: SWEEP, value: input.name }],
+        memo: { sweep: input.name, sweepAssignment: plan.assignment, seed: plan.seed },
+        staticSummary: `sweep ${input.name}: ${JSON.stringify(plan.assignment)} seed ${plan.seed}`,
+      });
+    } catch (err) {
+      children[i]!.status = 'failed';
+      children[i]!.error = `could not start: ${(err as Error).message}`;
+      return;
+    }
+    runKeys[i] = `${plan.runName}@${handle.firstExecutionRunId}`;
+    children[i]!.status = 'running';
+    handle.result().then(
+      (r) => events.push({ kind: 'ended', i, result: r }),
+      (err: Error) => events.push({ kind: 'ended', i, error: String((err.cause as Error | undefined)?.message ?? err.message) }),
+    );
+    watchMilestone(i);
+  };
+
+  const fillSlots = async () => {
+    while (running() < input.maxParallel) {
+      const i = resumeQueue.shift();
+      if (i !== undefined) {
+        if (children[i]!.status !== 'queued') continue;
+        children[i]!.status = 'running';
+        await getExternalWorkflowHandle(children[i]!.workflowId).signal(resumeSignal).catch(() => undefined);
+        watchMilestone(i);
+      } else if (nextToStart < plans.length) await start(nextToStart++);
+      else return;
+    }
+  };
+
+  /** Decides the milestone once every child still alive is held there. */
+  const decide = async () => {
+    const alive = children.map((c, i) => ({ c, i })).filter(({ c }) => !ended(c.status) && c.status !== 'stopping');
+    if (alive.length === 0 || nextToStart < plans.length) return;
+    const m = nextMilestone[alive[0]!.i]!;
+    if (!alive.every(({ c, i }) => c.status === 'held' && nextMilestone[i] === m)) return;
+    const step = milestones[m]!;
+    const { keep, stop } = halve(alive.map(({ c, i }) => ({ index: i, score: c.milestoneScores[String(step)] ?? null })));
+    decisions.push({ step, kept: keep.map((i) => children[i]!.runName), stopped: stop.map((i) => children[i]!.runName) });
+    log.info('sweep: milestone decided', { step, kept: decisions.at(-1)!.kept, stopped: decisions.at(-1)!.stopped });
+    for (const i of stop) {
+      children[i]!.status = 'stopping';
+      children[i]!.stoppedAtMilestone = step;
+    }
+    await Promise.all(stop.map((i) => quick.sweepStopRun({ workflowId: children[i]!.workflowId, reason: `sweep ${input.name}: worse half at milestone ${step}` })));
+    for (const i of keep) {
+      nextMilestone[i] = m + 1;
+      children[i]!.status = 'queued';
+      resumeQueue.push(i);
+    }
+  };
+
+  while (true) {
+    await fillSlots();
+    if (nextToStart >= plans.length && children.every((c) => ended(c.status))) break;
+    await condition(() => events.length > 0);
+    while (events.length > 0) {
+      const ev = events.shift()!;
+      const child = children[ev.i]!;
+      if (ev.kind === 'ended') {
+        watches.get(ev.i)?.cancel();
+        child.batchesCompleted = ev.result?.batchesCompleted;
+        child.status = ev.error !== undefined ? 'failed' : ev.result?.stoppedEarly ? 'stopped' : 'completed';
+        if (ev.error !== undefined) child.error = ev.error;
+      } else if (child.status === 'running') {
+        child.milestoneScores[String(milestones[ev.milestone])] = ev.score;
+        // The child holds itself before its next batch (pauseBeforeBatches), so it never runs past the milestone.
+        child.status = 'held';
+      }
+    }
+    await decide();
+  }
+
+  const scores = await quick.sweepFinalScores({ storeAddress: input.base.storeAddress, runKeys: runKeys.filter((k) => k) });
+  let s = 0;
+  children.forEach((c, i) => {
+    if (!runKeys[i]) return;
+    const { lastEvalReward, lastEvalStep } = scores[s++]!;
+    Object.assign(c, { lastEvalReward, lastEvalStep });
+  });
+  ranking = rankByEval(children.map((c, i) => ({ index: i, score: c.lastEvalReward ?? null }))).map((i) => children[i]!.runName);
+  return result();
+}
