@@ -20,12 +20,14 @@
 // - The generation prompt is the rendered conversation and nothing more: the model writes the <|message_model|>
 //   headers itself. No prefill, only the assistant role.
 // - Training: every token of a trained model turn (headers, body, end_message, the end token) has weight 1, all
-//   else 0. Trained turns: all assistant messages, the last one, those of the last turn, or those marked trainable
-//   (customized); the other TrainOnWhat modes are refused, as tml-renderers trains only model messages.
+//   else 0. The example stops after its last trained token; with nothing trained there is no example. Trained
+//   turns: all assistant messages, the last one, those of the last turn, or those marked trainable (customized);
+//   the other TrainOnWhat modes are refused, as tml-renderers trains only model messages.
 // - Parsing a sample: the same framing read back; thinking and text parts in order, tool calls with ids
-//   `functions.NAME:K`; a sample ending in the end token stopped, one without it was cut off; one that does not
-//   frame (text before any header, a message cut short, a tool call that does not parse) comes back as its decoded
-//   text, malformed.
+//   `functions.NAME:K`; a sample ending in the end token stopped, one without it was cut off (a last body cut
+//   short is dropped); one that does not frame (text before any header, a header with nothing after it, nothing
+//   but a cut message, a tool call
+//   that does not parse) comes back as its decoded text, malformed.
 // Images: tml-renderers sends them as image-asset pointers whose token count it computes itself; that rule is not
 // reproduced here, so this renderer does not see images (the proxy refuses them with a 400).
 import { textChunk } from '../model-input';
@@ -246,6 +248,17 @@ export class TmlV0Renderer extends BaseRenderer {
   }
 
   override buildSupervisedExample(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'all_assistant_messages', effort = DEFAULT_EFFORT): SupervisedExample {
+    const [example] = this.examples(messages, trainOnWhat, effort);
+    if (!example) throw new RenderError(`tml_v0: no assistant message is trained under ${trainOnWhat}, so there is no training example (tml-renderers makes none)`);
+    return example;
+  }
+
+  override buildSupervisedExamples(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'all_assistant_messages'): SupervisedExample[] {
+    return this.examples(messages, trainOnWhat, DEFAULT_EFFORT);
+  }
+
+  /** tml-renderers' render_for_sft: one example ending with the last trained token, or none when nothing is trained. */
+  private examples(messages: readonly Message[], trainOnWhat: TrainOnWhat, effort: number): SupervisedExample[] {
     validateEffort(effort);
     const trained = trainedIndices(messages, trainOnWhat);
     const natives = this.withEffort(
@@ -260,11 +273,9 @@ export class TmlV0Renderer extends BaseRenderer {
         weights.push(n.weight);
       }
     }
-    return { modelInput: { chunks: [textChunk(tokens)] }, weights };
-  }
-
-  override buildSupervisedExamples(messages: readonly Message[], trainOnWhat: TrainOnWhat = 'all_assistant_messages'): SupervisedExample[] {
-    return [this.buildSupervisedExample(messages, trainOnWhat)];
+    const end = weights.findLastIndex((w) => w > 0) + 1;
+    if (end === 0) return [];
+    return [{ modelInput: { chunks: [textChunk(tokens.slice(0, end))] }, weights: weights.slice(0, end) }];
   }
 
   override createConversationPrefixWithTools(tools: readonly FunctionSpec[], systemPrompt = ''): Message[] {
@@ -335,7 +346,7 @@ export class TmlV0Renderer extends BaseRenderer {
         if (headers.has(tokens[j]!) || tokens[j] === end || tokens[j] === endMessage) return null;
         j++;
       }
-      if (j >= tokens.length) return null;
+      if (j >= tokens.length) return null; // a header with no content token after it
       const name = j > i + 1 ? this.tokenizer.decode(tokens.slice(i + 1, j)) : undefined;
       const contentKind = contents.get(tokens[j]!)!;
       let k = j + 1;
@@ -343,7 +354,8 @@ export class TmlV0Renderer extends BaseRenderer {
         if (tokens[k] === end) return null;
         k++;
       }
-      if (k >= tokens.length) return null;
+      // A body cut short by the end of the sample: dropped after complete messages, an error when it is the first.
+      if (k >= tokens.length) return out.length ? out : null;
       const text = this.tokenizer.decode(tokens.slice(j + 1, k));
       let body: Body;
       if (contentKind === 'content_invoke_tool_json') {
