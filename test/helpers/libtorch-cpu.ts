@@ -3,14 +3,16 @@
 // stand-in (test/chat/parity/torch-stub) for the Python side, so these come from PyPI's torch 2.10.0 wheel (plus the
 // two CUDA runtime libraries libtorch_cpu.so links against), downloaded with pip --no-deps, of which only five .so
 // files are kept; the wheels are deleted. The Python side loads them with ctypes (cookbook_parity.py) before importing
-// tml_renderers. Built once under .data/venvs/libtorch-cpu-2.10.0 (pip's cache makes a rebuild quick).
+// tml_renderers. Kept in a per-user cache outside the work tree (~/.cache/agl-temporal/libtorch-cpu-2.10.0, or
+// AGL_LIBTORCH_DIR) so a fresh clone (CI) does not download the ~900 MB wheel again; the first build on a machine
+// takes a minute or more.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..', '..');
 
 export const LIBTORCH_WHEELS = ['torch==2.10.0', 'nvidia-cuda-runtime-cu12==12.8.90', 'nvidia-cuda-cupti-cu12==12.8.90'];
 /** In load order: each one's dependencies before it. */
@@ -30,7 +32,7 @@ if missing: sys.exit(f"not in the wheels: {missing}")
 
 /** The directory holding LIBTORCH_LIBS; `python` is any venv's python (its pip downloads the wheels). */
 export async function libtorchCpuDir(python: string): Promise<string> {
-  const dir = path.join(ROOT, '.data', 'venvs', 'libtorch-cpu-2.10.0');
+  const dir = process.env.AGL_LIBTORCH_DIR ?? path.join(os.homedir(), '.cache', 'agl-temporal', 'libtorch-cpu-2.10.0');
   const lib = path.join(dir, 'lib');
   const stamp = path.join(dir, '.installed');
   const want = JSON.stringify([LIBTORCH_WHEELS, LIBTORCH_LIBS]);
