@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { BpeTokenizer, type TokenizerJson } from './bpe';
 import { byteTokenizer } from './byte-tokenizer';
 import { loadKimiTokenizer } from './kimi-tokenizer';
+import { O200kChatTokenizer } from './o200k-chat-tokenizer';
 import { baseModelName, tokenizerSourceOf, UnknownModelError } from './models/model-info';
 import { findTokenizerFiles, missingTokenizerMessage, type TokenizerConfig, type TokenizerFiles } from './tokenizer-files';
 import type { Tokenizer } from './types';
@@ -19,6 +20,14 @@ export class TokenizerUnavailableError extends UnknownModelError {
 }
 
 const cache = new Map<string, Tokenizer>();
+
+/** Why a tml_renderers tokenizer other than o200k_base_chat is not here, and what would bring it. */
+export const TML_UNAVAILABLE: Readonly<Record<'h200k_base_chat' | 'kimi_k3', string>> = {
+  h200k_base_chat:
+    'its tokenizer (h200k_base_chat) ships only in tml-renderers >= 0.4.1, the version tinker-cookbook pins, which PyPI does not have (PyPI has 0.2.1, with o200k_base_chat only); a PyPI release of it would unblock this model',
+  kimi_k3:
+    'its tokenizer (Kimi K3) and renderer ship only in tml-renderers >= 0.4.1, the version tinker-cookbook pins, which PyPI does not have (PyPI has 0.2.1, without them); a PyPI release of it would unblock this model',
+};
 
 const tokenText = (t: TokenizerConfig['bos_token']): string | null => (t === null || t === undefined ? null : typeof t === 'string' ? t : t.content);
 
@@ -44,6 +53,11 @@ export function tokenizerFromFiles(files: TokenizerFiles, name: string): Tokeniz
 export function tokenizerFamily(modelName: string): string {
   const name = baseModelName(modelName);
   if (name.startsWith('local/')) return 'bytes';
+  const source = tokenizerSourceOf(name);
+  if (source.kind === 'tml') {
+    if (source.family === 'o200k_base_chat') return 'o200k_base_chat';
+    throw new TokenizerUnavailableError(`model ${JSON.stringify(modelName)}: ${TML_UNAVAILABLE[source.family]}`);
+  }
   const files = findTokenizerFiles(name);
   if (!files) throw new TokenizerUnavailableError(missingTokenizerMessage(modelName));
   return files.origin + ':' + files.dir;
@@ -54,7 +68,8 @@ export function getTokenizer(modelName: string): Tokenizer {
   if (name.startsWith('local/')) return byteTokenizer;
   const source = tokenizerSourceOf(name);
   if (source.kind === 'tml') {
-    throw new TokenizerUnavailableError(`model ${JSON.stringify(modelName)}: its tokenizer comes from the tml_renderers package (${source.family}), which does not install here`);
+    if (source.family === 'o200k_base_chat') return new O200kChatTokenizer(name);
+    throw new TokenizerUnavailableError(`model ${JSON.stringify(modelName)}: ${TML_UNAVAILABLE[source.family]}`);
   }
   const files = findTokenizerFiles(name);
   if (!files) throw new TokenizerUnavailableError(missingTokenizerMessage(modelName));

@@ -3,7 +3,7 @@
 // has, and whether the renderer can work with the model's tokenizer when that tokenizer is at hand offline (a
 // qwen3 renderer needs Qwen's special tokens, which a Llama or byte tokenizer does not have).
 import { getModelInfo, rendererWarning, UnknownModelError } from '../chat/models';
-import { getRenderer, isRendererName, RENDERER_NAMES } from '../chat/renderers';
+import { getRenderer, isRendererName, RENDERER_NAMES, UNAVAILABLE_RENDERERS } from '../chat/renderers';
 import { getTokenizer } from '../chat/tokenizers';
 import type { Tokenizer } from '../chat/types';
 
@@ -29,6 +29,11 @@ export function modelProblems(cfg: { modelName: string; rendererName: string; kl
   };
   known('modelName', cfg.modelName);
   if (cfg.klReferenceModel) known('klReferenceModel.baseModel', cfg.klReferenceModel.baseModel);
+  const unavailable = UNAVAILABLE_RENDERERS[cfg.rendererName];
+  if (unavailable) {
+    problems.push(`rendererName: ${cfg.rendererName} is not available here: ${unavailable}`);
+    return problems;
+  }
   if (!isRendererName(cfg.rendererName)) {
     problems.push(`rendererName: unknown renderer ${JSON.stringify(cfg.rendererName)} (known: ${RENDERER_NAMES.join(', ')})`);
     return problems;

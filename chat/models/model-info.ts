@@ -7,7 +7,7 @@ export type TokenizerSource =
   | { kind: 'hf'; repo: string; revision?: string }
   /** Kimi K2*: a tiktoken model file (tiktoken.model) and the special tokens of tokenizer_config.json. */
   | { kind: 'tiktoken'; repo: string; revision: string }
-  /** The tml_renderers package's own tokenizers (Kimi K3.1 Pro, Inkling): not installable here. */
+  /** The tml_renderers package's own tokenizers: o200k_base_chat (Inkling) is here; h200k_base_chat and kimi_k3 are not. */
   | { kind: 'tml'; family: 'o200k_base_chat' | 'h200k_base_chat' | 'kimi_k3' }
   /** The local trainer's byte tokenizer. */
   | { kind: 'bytes' };

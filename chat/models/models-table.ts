@@ -1,5 +1,5 @@
 // docs/models.md, generated from the registry so it stays true (`npm run docs:models`; a test compares).
-import { getRenderer, isRendererName } from '../renderers/registry';
+import { getRenderer, isRendererName, UNAVAILABLE_RENDERERS } from '../renderers/registry';
 import { findTokenizerFiles } from '../tokenizer-files';
 import type { Tokenizer } from '../types';
 import { allModels, type ModelInfo } from './model-info';
@@ -16,6 +16,7 @@ const probe: Tokenizer = {
 };
 
 function tools(renderer: string): string {
+  if (UNAVAILABLE_RENDERERS[renderer]) return 'refused (see below)';
   if (!isRendererName(renderer)) return 'renderer not here yet';
   try {
     return getRenderer(renderer, probe).createConversationPrefixWithTools ? 'yes' : 'no';
@@ -26,7 +27,7 @@ function tools(renderer: string): string {
 
 function tokenizerCell(m: ModelInfo): string {
   const t = m.tokenizer;
-  if (t.kind === 'tml') return `tml_renderers (${t.family}): not installable here`;
+  if (t.kind === 'tml') return t.family === 'o200k_base_chat' ? 'offline: o200k_base_chat (npm js-tiktoken ranks + the Inkling tokens)' : `tml-renderers (${t.family}): not on PyPI, not here`;
   if (t.kind === 'bytes') return 'built in';
   // Offline out of the box = an npm package ships it (what any machine has after npm ci).
   const files = findTokenizerFiles(m.name, { HF_HUB_CACHE: '/nonexistent' });
@@ -57,6 +58,23 @@ export function modelsMarkdown(): string {
     '',
     'Any `local/<name>` model is served by the local trainer (byte tokenizer, `role_colon`). `role_colon`\'s tools are this',
     'project\'s extension (the cookbook has none for it; chat/README.md).',
+    '',
+    '## Inkling (`tml_v0`) and Kimi K3.1 Pro',
+    '',
+    'tinker-cookbook renders these through the `tml-renderers` package and pins version >= 0.4.1, which PyPI does not',
+    'have. PyPI does have tml-renderers 0.2.1, which holds the `tml_v0` renderer and its `o200k_base_chat` tokenizer.',
+    '`tml_v0` here is our own code (chat/renderers/tml-v0.ts; the format is described at its top), and its tokenizer is',
+    'o200k_base from the js-tiktoken npm package plus the 60 Inkling tokens, so it works offline. test/chat/parity.test.ts',
+    'checks it token for token against the cookbook\'s own `tml_v0.py` running on tml-renderers 0.2.1 (PyPI): generation',
+    'prompts at several reasoning efforts, tokens and weights for every TrainOnWhat it supports, stop tokens and parses.',
+    'Inkling-2-Small uses a different tokenizer (`h200k_base_chat`) that only ships in tml-renderers >= 0.4.1. Its run',
+    'config validates, but using the model stops with a one-line error that says so. `tml_v0` does not render images',
+    'here (tml-renderers works out each image\'s token count itself, and we do not reproduce that rule), so requests',
+    'with images get a 400. The 0.2.1 check also cannot show whether 0.4.1 changed the format.',
+    '',
+    'Kimi K3.1 Pro (`kimi_k31_pro_*`) is refused, with a one-line error. Its renderer (KimiK31Pro) and tokenizer',
+    '(Kimi K3) only exist in tml-renderers >= 0.4.1, and PyPI does not have that version. A PyPI release with them',
+    'would unblock it.',
     '',
   ].join('\n');
 }

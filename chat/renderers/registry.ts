@@ -5,6 +5,7 @@ import { llama3Renderers } from './llama3';
 import { qwen3Renderers } from './qwen3';
 import type { RendererOptions, RendererTable } from './registry-types';
 import { roleColonRenderers } from './role-colon';
+import { tmlV0Renderers } from './tml-v0';
 
 // ---- w20-families (gpt_oss, deepseekv3, deepseekv4_1): imports below ----
 import { deepseekV3Renderers } from './deepseek-v3';
@@ -49,6 +50,9 @@ const TABLES: readonly RendererTable[] = [
   qwen3_5Renderers,
   qwen3_8Renderers,
 
+  // ---- w20-tml ----
+  tmlV0Renderers,
+
 
 ];
 
@@ -76,8 +80,17 @@ export function isRendererName(name: string): boolean {
 }
 
 /** The renderer `name` over `tokenizer` (cookbook get_renderer); an unknown name is an error listing the known. */
+const K31 = 'tinker-cookbook renders Kimi K3.1 Pro through tml-renderers >= 0.4.1 (its KimiK31Pro renderer and Kimi K3 tokenizer), which PyPI does not have (0.2.1 has neither); a PyPI release of it would unblock this renderer';
+
+/** Cookbook 0.6.1 renderer names this project cannot render, each with why and what would unblock it. */
+export const UNAVAILABLE_RENDERERS: Readonly<Record<string, string>> = Object.fromEntries(
+  ['kimi_k31_pro_max_reasoning', 'kimi_k31_pro_high_reasoning', 'kimi_k31_pro_low_reasoning', 'kimi_k31_pro_disable_thinking', 'kimi_k31_pro_no_reasoning_effort'].map((n) => [n, K31]),
+);
+
 export function getRenderer(name: string, tokenizer: Tokenizer, opts: RendererOptions = {}): Renderer {
   const factory = isRendererName(name) ? RENDERERS[name] : undefined;
+  const why = UNAVAILABLE_RENDERERS[name];
+  if (!factory && why) throw new Error(`renderer ${JSON.stringify(name)} is not available here: ${why}`);
   if (!factory) throw new Error(`unknown renderer ${JSON.stringify(name)} (known: ${RENDERER_NAMES.join(', ')})`);
   return factory(tokenizer, opts);
 }

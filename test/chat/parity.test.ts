@@ -12,18 +12,25 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { allModels, getModelInfo, getRenderer, RENDERER_NAMES, type Message, type ModelInput, type Renderer, type TrainOnWhat } from '../../chat';
+import { allModels, getModelInfo, getRenderer, RENDERER_NAMES, type Message, type ModelInput, type Renderer, type Tokenizer, type TrainOnWhat } from '../../chat';
 import { findTokenizerFiles } from '../../chat/tokenizer-files';
 import { tokenizerFromFiles } from '../../chat/tokenizers';
 import { cookbookVenv } from '../helpers/cookbook-venv';
+import { LIBTORCH_LIBS, libtorchCpuDir } from '../helpers/libtorch-cpu';
+import { O200kChatTokenizer } from '../../chat/o200k-chat-tokenizer';
+import { TmlV0Renderer } from '../../chat/renderers/tml-v0';
 import { tokenizerSpecFor, type TokenizerSpec } from './parity/tokenizer-specs';
 
 const run = promisify(execFile);
 const N = Number(process.env.PARITY_CONVERSATIONS ?? 200);
+/** PARITY_RENDERERS=a,b: only those renderers (for working on one family; CI runs all). */
+const ONLY = process.env.PARITY_RENDERERS ? new Set(process.env.PARITY_RENDERERS.split(',')) : null;
 
-/** Cookbook renderers that wrap tml_renderers, which does not install here (PyPI has no tml-renderers>=0.4.1). */
+/**
+ * Cookbook renderers that wrap tml_renderers >= 0.4.1, which PyPI does not have. (tml_v0 is checked: the cookbook's
+ * tml_v0.py runs on PyPI's tml-renderers 0.2.1, which has its renderer and tokenizer.)
+ */
 export const NOT_CHECKABLE: Record<string, string> = {
-  tml_v0: 'wraps tml_renderers (Inkling models), which does not install from PyPI',
   kimi_k31_pro_max_reasoning: 'wraps tml_renderers (Kimi K3 tokenizer and renderer)',
   kimi_k31_pro_high_reasoning: 'wraps tml_renderers (Kimi K3 tokenizer and renderer)',
   kimi_k31_pro_low_reasoning: 'wraps tml_renderers (Kimi K3 tokenizer and renderer)',
@@ -51,6 +58,9 @@ interface PyCase {
   prompt: Flat | Err;
   prefill?: string;
   prompt_prefill?: Flat | Err;
+  effort?: number;
+  prompt_effort?: Flat | Err;
+  supervised_effort?: { tokens: Flat; weights: number[] } | Err;
   trainable?: boolean[];
   supervised: Record<string, { tokens: Flat; weights: number[] } | Err>;
   examples: { tokens: Flat; weights: number[] }[] | Err;
@@ -95,6 +105,8 @@ interface Job {
   key: string;
   renderer: string;
   spec: TokenizerSpec;
+  /** Our tokenizer when it is not read from files (tml_v0: o200k_base_chat). */
+  ours?: () => Tokenizer;
 }
 
 function compareJob(job: Job, res: PyResult, ours: Renderer): string[] {
@@ -113,6 +125,14 @@ function compareJob(job: Job, res: PyResult, ours: Renderer): string[] {
     const promptMsgs = msgs.length && msgs[msgs.length - 1]!.role === 'assistant' ? msgs.slice(0, -1) : msgs;
     const at = `case ${i} (${JSON.stringify(msgs).slice(0, 300)})`;
     same(`${at} generation prompt`, attempt(() => flat(ours.buildGenerationPrompt(promptMsgs))), c.prompt);
+    if (c.effort !== undefined) {
+      const tml = ours as TmlV0Renderer;
+      same(`${at} prompt with effort ${c.effort}`, attempt(() => flat(tml.buildGenerationPrompt(promptMsgs, { effort: c.effort }))), c.prompt_effort);
+      same(`${at} supervised all_assistant_messages with effort ${c.effort}`, attempt(() => {
+        const ex = tml.buildSupervisedExample(msgs, 'all_assistant_messages', c.effort);
+        return { tokens: flat(ex.modelInput), weights: ex.weights };
+      }), c.supervised_effort);
+    }
     if (c.prefill !== undefined) same(`${at} prompt with prefill ${JSON.stringify(c.prefill)}`, attempt(() => flat(ours.buildGenerationPrompt(promptMsgs, { prefill: c.prefill }))), c.prompt_prefill);
     for (const [tow, want] of Object.entries(c.supervised)) {
       const ms = tow === 'customized' ? msgs.map((m, j) => ({ ...m, trainable: c.trainable![j]! })) : msgs;
@@ -143,15 +163,25 @@ function compareJob(job: Job, res: PyResult, ours: Renderer): string[] {
 const jobs: Job[] = [];
 const unchecked: string[] = [];
 for (const name of RENDERER_NAMES) {
-  if (NOT_CHECKABLE[name]) continue;
+  if (NOT_CHECKABLE[name] || name === 'tml_v0') continue; // tml_v0: its own job below
   const spec = tokenizerSpecFor(name);
   if (!spec) unchecked.push(name);
   else jobs.push({ key: name, renderer: name, spec });
 }
+// tml_v0 against the cookbook's tml_v0.py on tml-renderers 0.2.1 (PyPI), each side with its own o200k_base_chat.
+const TML_MODEL = 'thinkingmachines/Inkling';
+jobs.push({
+  key: `tml_v0@${TML_MODEL}`,
+  renderer: 'tml_v0',
+  spec: { label: 'o200k_base_chat (ours: js-tiktoken ranks; cookbook: tml-renderers 0.2.1)', files: { dir: '', origin: 'tml', config: {} }, py: { kind: 'tml', name: TML_MODEL, libs: [] } as unknown as TokenizerSpec['py'] },
+  ours: () => new O200kChatTokenizer(TML_MODEL),
+});
 for (const [renderer, model] of EXTRA) {
   const files = findTokenizerFiles(model);
   if (files) jobs.push({ key: `${renderer}@${model}`, renderer, spec: { label: `${model} (${files.origin})`, files, py: { file: path.join(files.dir, 'tokenizer.json'), bos: (files.config.bos_token as string) ?? null, eos: (files.config.eos_token as string) ?? null, cleanup: files.config.clean_up_tokenization_spaces === true, name: model } } });
 }
+
+if (ONLY) jobs.splice(0, jobs.length, ...jobs.filter((j) => ONLY.has(j.renderer)));
 
 interface PyOutput {
   results: PyResult[];
@@ -164,6 +194,8 @@ let cookbook: Promise<PyOutput> | undefined;
 function cookbookOutput(): Promise<PyOutput> {
   cookbook ??= (async () => {
     const venv = await cookbookVenv();
+    const libs = await libtorchCpuDir(venv.python);
+    for (const j of jobs) if (j.ours) (j.spec.py as unknown as { libs: string[] }).libs = LIBTORCH_LIBS.map((l) => path.join(libs, l));
     const dir = mkdtempSync(path.join(os.tmpdir(), 'parity-'));
     const all = jobs.map((j, i) => ({ renderer: j.renderer, tokenizer: j.spec.py, seed: 1000 + i, n: N }));
     // Two cookbook processes (CI has two cores), each on every other job; answers put back in job order.
@@ -206,13 +238,13 @@ test(`every registry renderer matches tinker-cookbook 0.6.1 (${N} conversations 
       report.push(`${job.key}: the cookbook side failed:\n${res.fatal}`);
       return;
     }
-    const ours = getRenderer(job.renderer, tokenizerFromFiles(job.spec.files, job.spec.py.name));
+    const ours = getRenderer(job.renderer, job.ours ? job.ours() : tokenizerFromFiles(job.spec.files, job.spec.py.name));
     const diffs = compareJob(job, res, ours);
     const checked = `${res.cases.length} conversations, ${res.parses.length} parses, tokenizer ${job.spec.label}`;
     t.diagnostic(`${job.key}: ${diffs.length ? `${diffs.length} differences` : 'identical'} (${checked})`);
     if (diffs.length) {
       failed++;
-      report.push(`${job.key} (${checked}): ${diffs.length} differences, first ones:\n    ${diffs.slice(0, 4).join('\n    ')}`);
+      report.push(`${job.key} (${checked}): ${diffs.length} differences, first ones:\n    ${diffs.slice(0, Number(process.env.PARITY_SHOW ?? 4)).join('\n    ')}`);
     }
   });
   for (const [name, why] of Object.entries(NOT_CHECKABLE)) t.diagnostic(`${name}: not checked: ${why}`);

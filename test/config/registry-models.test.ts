@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { allModels, recommendedRenderer, recommendedRenderers, rendererWarning, RENDERER_NAMES } from '../../chat';
+import { allModels, getTokenizer, recommendedRenderer, recommendedRenderers, rendererWarning, RENDERER_NAMES } from '../../chat';
+import { UNAVAILABLE_RENDERERS } from '../../chat/renderers';
 import { ConfigError } from '../../config/errors';
 import { validateRunConfig } from '../../config/load';
 import { modelWarning } from '../../config/model-fit';
@@ -46,13 +47,30 @@ test('validate accepts every registry model with its recommended renderer, once 
     const renderer = m.recommendedRenderers[0]!;
     const problems = problemsOf({ modelName: m.name, rendererName: renderer });
     if (RENDERER_NAMES.includes(renderer)) assert.deepEqual(problems, [], `${m.name} with ${renderer}`);
-    else {
+    else if (UNAVAILABLE_RENDERERS[renderer]) {
+      assert.equal(problems.length, 1, `${m.name}: one problem`);
+      assert.match(problems[0]!, new RegExp(`^rendererName: ${renderer} is not available here: .*tml-renderers >= 0\\.4\\.1.*PyPI does not have.*would unblock`), `${m.name}: says why and what would unblock it`);
+      assert.doesNotMatch(problems[0]!, /\n/, 'one line');
+      notRegistered.push(`${m.name} (${renderer})`);
+    } else {
       assert.match(problems.join('\n'), new RegExp(`^rendererName: unknown renderer "${renderer}"`), `${m.name}: refused only for its renderer`);
       notRegistered.push(`${m.name} (${renderer})`);
     }
     assert.equal(modelWarning({ modelName: m.name, rendererName: renderer }), null, `${m.name}: its own renderer gets no warning`);
   }
   if (notRegistered.length) process.stderr.write(`registry models whose default renderer this branch does not have yet: ${notRegistered.join(', ')}\n`);
+});
+
+test('Inkling: validated with tml_v0 and tokenized offline (o200k_base_chat); Inkling-2-Small and Kimi K3.1 Pro say why not', () => {
+  for (const model of ['thinkingmachines/Inkling', 'thinkingmachines/Inkling-Small', 'thinkingmachines/Inkling-2-Small', 'thinkingmachines/Inkling-9']) {
+    assert.deepEqual(problemsOf({ modelName: model, rendererName: 'tml_v0' }), [], model);
+  }
+  const tok = getTokenizer('thinkingmachines/Inkling-Small');
+  assert.deepEqual(tok.encode('Be brief.'), [3238, 14567, 13], 'o200k_base ids');
+  assert.equal(tok.tokenId('<|content_model_end_sampling|>'), 200006);
+  // h200k_base_chat is not in tml-renderers 0.2.1: the model validates (hosted), but no tokenizer is made up for it.
+  assert.throws(() => getTokenizer('thinkingmachines/Inkling-2-Small'), /^UnknownModelError: model "thinkingmachines\/Inkling-2-Small": its tokenizer \(h200k_base_chat\) ships only in tml-renderers >= 0\.4\.1.*would unblock this model$/);
+  assert.throws(() => getTokenizer('moonshotai/Kimi-K3.1-Pro'), /Kimi K3\) and renderer ship only in tml-renderers >= 0\.4\.1/);
 });
 
 test('a renderer the registry does not recommend: the cookbook warning, word for word; an unknown model: no warning', () => {

@@ -1,5 +1,5 @@
 // The tinker-cookbook 0.6.1 venv for renderer parity: tinker 0.38 and what the renderers import (transformers for
-// tokenizers, pillow, pydantic, numpy, tiktoken for Kimi), then tinker-cookbook with --no-deps (it pins
+// tokenizers, pillow, pydantic, numpy, tiktoken for Kimi, tml-renderers 0.2.1 for tml_v0), then tinker-cookbook with --no-deps (it pins
 // tml-renderers>=0.4.1, which PyPI does not have). torch is a list-backed stand-in kept in this repo
 // (test/chat/parity/torch-stub): the renderers use it only for 1-D weight vectors, and PyPI's x86_64 torch needs
 // ~3 GB of CUDA wheels to import. Built once under .data/venvs/cookbook-0.6.1 and reused (pip's cache makes a
@@ -16,6 +16,9 @@ export const COOKBOOK_PACKAGES = [
   'numpy==2.4.6',
   'tiktoken==0.14.0',
   'jinja2==3.1.6',
+  // tml_v0 (Inkling): PyPI's tml-renderers 0.2.1 (the cookbook pins >=0.4.1, which PyPI does not have); its native
+  // side needs libtorch loaded first (helpers/libtorch-cpu.ts).
+  'tml-renderers==0.2.1',
 ];
 export const COOKBOOK = 'tinker-cookbook==0.6.1';
 export const TORCH_STUB_DIR = path.resolve(__dirname, '..', 'chat', 'parity', 'torch-stub');

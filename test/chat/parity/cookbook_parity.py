@@ -44,7 +44,24 @@ ARGS = [
 ]
 
 
+def tml_tokenizer(spec):
+    """tml_v0 (Inkling): the cookbook's own tokenizer, tml-renderers 0.2.1's o200k_base_chat. Its native extension
+    needs libtorch_cpu.so loaded first (test/helpers/libtorch-cpu.ts); the venv's torch stays the stand-in, whose
+    version string the adapter's torch>=2.10 check would refuse, so that check alone is skipped."""
+    import ctypes
+
+    for lib in spec["libs"]:
+        ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+    from tinker_cookbook.renderers import tml_renderers_adapter
+    from tinker_cookbook import tokenizer_utils
+
+    tml_renderers_adapter._validate_torch_version = lambda: None
+    return tokenizer_utils.get_tokenizer(spec["name"])
+
+
 def tokenizer_of(spec):
+    if spec.get("kind") == "tml":
+        return tml_tokenizer(spec)
     if spec.get("kind") == "tiktoken":  # Kimi K2*: a tiktoken.model + tokenizer_config.json directory
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "families2"))
         from kimi_test_tokenizer import KimiTestTokenizer
@@ -152,6 +169,16 @@ def run_job(job):
         case = {"messages": [message_to_jsonable(m) for m in messages]}
         prompt_msgs = messages[:-1] if messages and messages[-1]["role"] == "assistant" else messages
         case["prompt"] = attempt(lambda: flat(renderer.build_generation_prompt(prompt_msgs)))
+        if job["renderer"] == "tml_v0" and rng.random() < 0.3:
+            # tml_v0's reasoning effort (default 0.9) on the prompt and on a training example.
+            case["effort"] = rng.choice([0.0, 0.25, 0.5, 0.123, 0.999, 0.0049, 0.755])
+            case["prompt_effort"] = attempt(lambda: flat(renderer.build_generation_prompt(prompt_msgs, effort=case["effort"])))
+
+            def with_effort():
+                mi, w = renderer.build_supervised_example(messages, train_on_what=TrainOnWhat.ALL_ASSISTANT_MESSAGES, effort=case["effort"])
+                return {"tokens": flat(mi), "weights": [float(x) for x in w]}
+
+            case["supervised_effort"] = attempt(with_effort)
         if rng.random() < 0.2:
             case["prefill"] = rng.choice(["Sure", " ", "<think>\n"])
             case["prompt_prefill"] = attempt(lambda: flat(renderer.build_generation_prompt(prompt_msgs, prefill=case["prefill"])))
