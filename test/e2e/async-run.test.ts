@@ -77,6 +77,8 @@ test('hello-async with long-tail TS runners and Python 0.3 runners: served stale
     assert.doesNotMatch(runners.map((r) => r.output()).join('\n'), /Traceback/);
   } finally {
     for (const r of runners) await r.stop(2000);
-    start.proc.kill9();
+    // SIGTERM, so npm start stops its stack: its services run in process groups of their own, which a SIGKILL to
+    // npm start's group leaves running (they outlived this test by an hour).
+    await start.proc.stop(15_000);
   }
 });
