@@ -47,7 +47,7 @@ test('--hosted trains on the service TINKER_BASE_URL names, with TINKER_API_KEY;
     process.kill(start.proc.pid, 'SIGINT');
     assert.equal(await start.proc.exited, 130, 'Ctrl-C stops the stack');
   } finally {
-    start.proc.kill9();
+    await start.proc.stop(15_000); // SIGTERM first: npm start then stops its stack (a SIGKILL would leave it running)
     await service.stop();
   }
 });

@@ -46,7 +46,7 @@ test('npm start --runners 0 trains with Python Agent-lightning 0.3 runners; star
     assert.doesNotMatch(runners.map((r) => r.output()).join('\n'), /Traceback/);
   } finally {
     for (const r of runners) await r.stop(2000);
-    start.proc.kill9();
+    await start.proc.stop(15_000); // SIGTERM first: npm start then stops its stack (a SIGKILL would leave it running)
   }
 
   const again = await npmStart(args, env);
@@ -56,6 +56,6 @@ test('npm start --runners 0 trains with Python Agent-lightning 0.3 runners; star
     assert.doesNotMatch(again.proc.output(), /resuming/);
     assert.match(again.proc.output(), new RegExp(`\\(finished earlier\\) ${RUN}: stopped after`));
   } finally {
-    again.proc.kill9();
+    await again.proc.stop(15_000);
   }
 });
