@@ -24,8 +24,8 @@ let cli = '';
 before(async () => {
   // The server re-checks a version's drainage every 5 min, after a grace period of 3 min, by default: seconds here.
   env = await startTestTemporal([
-    '--dynamic-config-value', 'matching.wfDrainageStatusRefreshInterval="1s"',
-    '--dynamic-config-value', 'matching.wfDrainageStatusVisibilityGracePeriod="1s"',
+    '--dynamic-config-value', 'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
+    '--dynamic-config-value', 'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
   ]);
   cli = (await provisionTemporalCli(() => {})).path;
 });
