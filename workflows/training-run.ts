@@ -42,8 +42,9 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 // With Worker Versioning (a worker started with a deployment name and build id), a run stays on the build that
 // started it: a new build never replays a history the old code wrote, so changing the loop needs no patched() for
 // versioned workers. The run moves to the current build when it continues as new (RunControl.maybeContinueAsNew,
-// which does so between steps as soon as a new build is current). Unversioned workers ignore this.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, trainingRun);
+// which does so between steps as soon as a new build is current). Declared only on a versioned worker: the server
+// refuses a versioning behaviour from an unversioned one (every workflow task would fail).
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion ? { versioningBehavior: 'PINNED' } : {}), trainingRun);
 
 /** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
 export const ASYNC_PACED = 'async-paced-publish-first';
