@@ -44,7 +44,7 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
 // versioned workers. The run moves to the current build when it continues as new (RunControl.maybeContinueAsNew,
 // which does so between steps as soon as a new build is current). Declared only on a versioned worker: the server
 // refuses a versioning behaviour from an unversioned one (every workflow task would fail).
-setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion ? { versioningBehavior: 'PINNED' } : {}), trainingRun);
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), trainingRun);
 
 /** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
 export const ASYNC_PACED = 'async-paced-publish-first';
