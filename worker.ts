@@ -2,6 +2,8 @@
 // memory, so it can be killed and restarted at any moment. Shuts down gracefully on SIGINT/SIGTERM.
 // It connects as the Temporal CLI does (common/temporal-settings.ts: TEMPORAL_ADDRESS, TEMPORAL_API_KEY,
 // TEMPORAL_TLS_*, TEMPORAL_PROFILE...), and refuses to start on a namespace that lacks the runs' search attributes.
+// With --deployment-name and --build-id (or TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID) it polls as that
+// Worker Deployment Version, for rolling upgrades (common/worker-deployment.ts); without them, unversioned.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -12,6 +14,7 @@ import { runMain, UsageError } from './common/service-args';
 import { connectionProblem } from './cli/connection-problem';
 import { checkSearchAttributes, describeProblem } from './cli/search-attribute-setup';
 import { namingUnreachableServices } from './activities/name-unreachable';
+import { DeploymentSettingsError, deploymentSettings, workerDeploymentOptions } from './common/worker-deployment';
 
 async function main(): Promise<void> {
   let flags;
@@ -25,6 +28,8 @@ async function main(): Promise<void> {
         store: { type: 'string' },
         proxy: { type: 'string' },
         trainer: { type: 'string' },
+        'deployment-name': { type: 'string' },
+        'build-id': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -36,6 +41,13 @@ async function main(): Promise<void> {
     settings = temporalSettings({ address: flags.address, namespace: flags.namespace, taskQueue: flags['task-queue'], profile: flags.profile });
   } catch (err) {
     if (err instanceof SettingsError) throw new UsageError(`worker: ${err.message}`);
+    throw err;
+  }
+  let workerDeployment;
+  try {
+    workerDeployment = workerDeploymentOptions(deploymentSettings({ deploymentName: flags['deployment-name'], buildId: flags['build-id'] }));
+  } catch (err) {
+    if (err instanceof DeploymentSettingsError) throw new UsageError(`worker: ${err.message}`);
     throw err;
   }
   // Service URLs of this worker's machine; when unset, each run's config says where the services are.
@@ -67,10 +79,12 @@ async function main(): Promise<void> {
       ? { workflowBundle: { codePath: process.env.AGL_WORKFLOW_BUNDLE } }
       : { workflowsPath: path.join(__dirname, 'workflows', 'index.ts') }),
     activities: createActivities(),
+    ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     // An activity that cannot reach a service fails naming it and its URL (shown by `client status` and the UI).
     interceptors: { activity: [() => ({ inbound: namingUnreachableServices() })] },
   });
-  process.stdout.write(`worker polling task queue ${settings.taskQueue} on ${describeConnection(settings)} (namespace ${settings.namespace})\n`);
+  const version = workerDeployment ? ` as ${workerDeployment.version.deploymentName}.${workerDeployment.version.buildId}` : '';
+  process.stdout.write(`worker polling task queue ${settings.taskQueue}${version} on ${describeConnection(settings)} (namespace ${settings.namespace})\n`);
   await worker.run(); // returns after SIGINT/SIGTERM once in-flight tasks are done
   await connection.close();
   process.stdout.write('worker stopped\n');

@@ -1,9 +1,10 @@
-import { fetchJson } from '../common/http';
+import { log } from '@temporalio/activity';
+import { fetchJson, HttpError } from '../common/http';
 import type { JsonObject } from '../store/types';
 import type { PolicyState, RunSettings } from '../shared/run-types';
 import { withHeartbeats } from './keep-alive';
 import { runKey } from './rollout-batch';
-import { proxyUrlFor, storeFor } from './services';
+import { proxyUrlFor, publishTargetsFor, storeFor } from './services';
 
 /**
  * The seed's "proxy restart": point the proxy at the policy's sampler with this phase's sampling defaults
@@ -13,6 +14,7 @@ import { proxyUrlFor, storeFor } from './services';
  * runners ignore the extra field. Synchronous runs switch with drain (in-flight calls finish first); async runs
  * (`settings.async`) with `drain: false`, so rollouts in flight are neither held nor cut.
  * Both calls are idempotent: the proxy treats a repeated switchId as one switch, and the resources id is fixed.
+ * With several proxies (`proxyUrls`), the policy is posted to each; see postToProxies for why a dead one is skipped.
  */
 export async function publishPolicy(settings: RunSettings, batch: number, purpose: 'train' | 'eval', policy: PolicyState): Promise<string> {
   const proxyUrl = proxyUrlFor(settings);
@@ -35,13 +37,10 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
   };
   // Until RunSettings declares it: `async` absent or null is the synchronous loop.
   const asyncRun = ((settings as { async?: unknown }).async ?? null) !== null;
-  // Heartbeats while the proxy drains and loads the sampler, so a short heartbeat timeout does not cut it off.
-  await withHeartbeats('switching the proxy', fetchJson(`${proxyUrl}/admin/policy`, {
-    method: 'POST',
-    timeoutMs: 120_000, // the switch drains in-flight calls first
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    body: asyncRun ? { ...spec, drain: false } : spec,
-  }));
+  const body = asyncRun ? { ...spec, drain: false } : spec;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  // Heartbeats while the proxies drain and load the sampler, so a short heartbeat timeout does not cut it off.
+  await withHeartbeats('switching the proxies', postToProxies(publishTargetsFor(settings), body, headers));
   // Goes into URL paths (GET /resources/{id}) that Python clients do not escape: letters, digits and '-' only.
   const resourcesId = `${runKey(settings)}-b${batch}-${purpose}`.replace(/[^A-Za-z0-9._-]/g, '-');
   await storeFor(settings).updateResources(
@@ -50,4 +49,26 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
     { timeoutMs: 30_000 },
   );
   return resourcesId;
+}
+
+/**
+ * Posts the policy to every proxy at once. Rollouts do not need it (each proxy reads a rollout's policy from the
+ * store); the post makes the policy current for calls that name no rollout, and warms the sampler. So a proxy that
+ * does not answer (refused, unreachable, 5xx, past its deadline) is skipped with a warning, as long as one took the
+ * policy; one that answers 4xx refused the policy itself, which fails the step, as does no proxy taking it.
+ */
+async function postToProxies(urls: string[], body: JsonObject, headers: Record<string, string>): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    urls.map(async (url) => {
+      // A short look first, so a proxy host that is cut off costs 3 s, not the switch's long deadline.
+      await fetchJson(`${url}/health`, { timeoutMs: 3000 });
+      // The switch drains in-flight calls first: a long deadline.
+      await fetchJson(`${url}/admin/policy`, { method: 'POST', timeoutMs: 120_000, headers, body });
+    }),
+  );
+  const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ url: urls[i]!, err: o.reason as Error }] : []));
+  const refused = failed.find((f) => f.err instanceof HttpError && f.err.status >= 400 && f.err.status < 500);
+  if (refused) throw refused.err;
+  if (failed.length === urls.length) throw failed[0]!.err;
+  for (const f of failed) log.warn(`publishPolicy: proxy ${f.url} skipped: ${f.err.message.split('\n')[0]}`);
 }

@@ -18,6 +18,13 @@ export function setServiceOverrides(o: ServiceOverrides): void {
 }
 export const storeUrlFor = (s: RunSettings) => overrides.storeUrl ?? s.storeAddress;
 export const proxyUrlFor = (s: RunSettings) => overrides.proxyUrl ?? proxyUrlOf(s);
+/** The proxies a policy is posted to: the run's list (and this worker's own proxy), else the one proxy as before. */
+export function publishTargetsFor(s: RunSettings): string[] {
+  const listed = s.proxyUrls ?? []; // absent in settings of runs started before the list
+  if (listed.length === 0) return [proxyUrlFor(s)];
+  const urls = [...(overrides.proxyUrl ? [overrides.proxyUrl] : []), ...listed].map((u) => u.replace(/\/+$/, ''));
+  return [...new Set(urls)];
+}
 export const tinkerUrlFor = (s: Pick<RunSettings, 'baseUrl'>) => overrides.tinkerUrl ?? s.baseUrl;
 export const storeFor = (s: RunSettings) => storeClient(storeUrlFor(s));
 export const tinkerFor = (s: RunSettings) => tinkerService(tinkerUrlFor(s));

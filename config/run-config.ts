@@ -145,6 +145,11 @@ export const RunConfigSchema = z
       .default(null),
     /** Where the LLM proxy listens; null = http://127.0.0.1:<llmProxyPort>. */
     proxyUrl: z.url().nullable().default(null),
+    /**
+     * Every proxy serving this run (runners spread over them): each new policy is posted to all of them, so a
+     * call that names no rollout finds it current anywhere; one that does not answer is skipped (null = proxyUrl).
+     */
+    proxyUrls: z.array(z.url()).min(1).nullable().default(null),
     /** A rollout still unfinished after this many seconds is timed out by the store (null = never). */
     rolloutTimeoutSeconds: z.number().positive().nullable().default(600),
     /** Attempts per rollout before it counts as failed (the seed's store default is 1). */

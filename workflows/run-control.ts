@@ -2,7 +2,7 @@
 // stop, checkpoint, configure, progress), phase and search attributes, the UI's current details, the settings in
 // force, one step's bookkeeping and continue-as-new. The loops (sync-loop.ts, async-loop.ts) only decide what
 // to run next; the handlers live here, apart from them, as in samples-typescript's safe-message-handlers.
-import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, makeContinueAsNewFunc, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import { parseRunChanges, type RunChanges } from '../config/run-changes';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
@@ -210,9 +210,15 @@ export class RunControl {
     log.info(this.asyncProgress ? 'step done' : 'batch done', { batch: this.batch, reward: trainReward ?? null, seconds: metrics['time/total'] });
   }
 
-  /** Continues as new when Temporal suggests it, never with a stop pending (its caller waits on this run). */
+  /**
+   * Continues as new when Temporal suggests it, or when a new worker build became current (the run is pinned to
+   * the build that started it: it moves to the new one here, between steps); never with a stop pending (its caller
+   * waits on this run). Unversioned workers never see a new build, so their runs are unchanged.
+   */
   async maybeContinueAsNew(config: TrainingRunInput['config'], more: boolean, extra: () => Partial<CarriedState> = () => ({})): Promise<void> {
-    if (!workflowInfo().continueAsNewSuggested || this.stopRequested || !more) return;
+    const info = workflowInfo();
+    const upgrade = info.targetWorkerDeploymentVersionChanged;
+    if (!(info.continueAsNewSuggested || upgrade) || this.stopRequested || !more) return;
     await condition(allHandlersFinished);
     const next: CarriedState = {
       nextBatch: this.batch + 1,
@@ -225,6 +231,11 @@ export class RunControl {
       ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
       ...extra(),
     };
+    if (upgrade) {
+      log.info('a new worker build is current: continuing as new on it', { batch: this.batch });
+      // The next run's first task goes to the current build; from then on it is pinned there.
+      await makeContinueAsNewFunc<TrainingRunWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({ config, carried: next });
+    }
     await continueAsNew<TrainingRunWorkflow>({ config, carried: next });
   }
 }

@@ -3,7 +3,7 @@
 // save the final checkpoint. Durable state is the PolicyState (trainer paths), the batch or step index and, for
 // async runs, the scheduler's state; a worker crash costs an activity retry. Both loops continue as new when
 // Temporal suggests it, carrying that state under the same workflow id.
-import { allHandlersFinished, CancellationScope, condition, log, patched, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, log, patched, setWorkflowOptions, upsertMemo, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
 import type { RunConfigInput } from '../config/run-config';
 import { activityStubs } from './activity-stubs';
 import { asyncLoop } from './async-loop';
@@ -38,6 +38,13 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
     ...(ended.counts ? { asyncCounts: ended.counts } : {}),
   };
 }
+
+// With Worker Versioning (a worker started with a deployment name and build id), a run stays on the build that
+// started it: a new build never replays a history the old code wrote, so changing the loop needs no patched() for
+// versioned workers. The run moves to the current build when it continues as new (RunControl.maybeContinueAsNew,
+// which does so between steps as soon as a new build is current). Declared only on a versioned worker: the server
+// refuses a versioning behaviour from an unversioned one (every workflow task would fail).
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), trainingRun);
 
 /** The async loop with pacing, slots freed after the publish, concurrency, stop cancelling queued rollouts. */
 export const ASYNC_PACED = 'async-paced-publish-first';
