@@ -7,11 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'shell-quote';
-import { checkClientCommandLine, parseClientArgs } from '../../cli/client-args';
+import { CLIENT_COMMANDS, checkClientCommandLine, parseClientArgs } from '../../cli/client-args';
 import { parseStartOptions } from '../../dev/start-options';
 import { benchNames } from '../bench/bench-names';
-import { docCommands, type DocCommand } from './doc-commands';
+import { docCommands, inlineNpmCommands, type DocCommand } from './doc-commands';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const scripts = Object.keys(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>);
@@ -54,14 +53,19 @@ export function problemOf(c: DocCommand): string | undefined {
   const [program, ...args] = c.words;
   if (program === 'npm') {
     const [verb, ...more] = args;
-    if (verb === 'ci' || verb === 'test' && more.length === 0) return undefined;
+    if (verb === 'ci' || (verb === 'test' && more.length === 0)) return undefined;
+    if (verb === 'test') return more[0] === '--' && more.slice(1).every((p) => existsSync(path.join(ROOT, p))) ? undefined : `npm test: ${more.join(' ')} names no test file or folder`;
     const script = verb === 'run' ? more[0] : verb;
     const after = verb === 'run' ? more.slice(1) : more;
     if (!script || !scripts.includes(script)) return `npm script ${JSON.stringify(script)} is not in package.json`;
     const flags = after[0] === '--' ? after.slice(1) : after;
     if (after.length && after[0] !== '--') return `npm ${verb} ${script}: arguments must come after --`;
     try {
-      if (script === 'client') checkClientCommandLine(parseClientArgs(flags));
+      if (script === 'client' && c.inline) {
+        // A mention such as `npm run client -- start`: the command and options must exist; arguments may be left out.
+        const cl = parseClientArgs(flags);
+        if (cl.command && !(CLIENT_COMMANDS as readonly string[]).includes(cl.command)) return `client: unknown command ${cl.command}`;
+      } else if (script === 'client') checkClientCommandLine(parseClientArgs(flags));
       else if (script === 'start') parseStartOptions(flags, c.env, ROOT);
       else if (script === 'bench') {
         if (flags[0] && !benchNames().includes(flags[0])) return `npm run bench: no benchmark ${flags[0]} (test/bench)`;
@@ -83,7 +87,10 @@ export function problemOf(c: DocCommand): string | undefined {
 const docs = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
 test('every command in README.md and docs/*.md is checked and passes its check', () => {
-  const commands = docs.flatMap((f) => docCommands(f, readFileSync(path.join(ROOT, f), 'utf8')));
+  const commands = docs.flatMap((f) => {
+    const md = readFileSync(path.join(ROOT, f), 'utf8');
+    return [...docCommands(f, md), ...inlineNpmCommands(f, md)];
+  });
   assert.ok(commands.length > 40, `only ${commands.length} commands found: is the extraction broken?`);
   const problems = commands.flatMap((c) => {
     const p = problemOf(c);
@@ -100,6 +107,7 @@ test('a broken doc line is caught: an unknown client command, an unknown option,
     'npm start -- --runner 0',
     'npm run stor -- --port 0',
     'npm run bench -- mutations',
+    'npm test -- test/no-such-folder',
     'wget http://example.com',
   ];
   for (const line of broken) {

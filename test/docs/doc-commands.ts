@@ -9,6 +9,23 @@ export interface DocCommand {
   line: number;
   words: string[];
   env: Record<string, string>;
+  /** From an inline `npm ...` code span of the prose: a mention, so only its names and options are checked. */
+  inline?: boolean;
+}
+
+/** Inline code spans of the prose that are whole npm commands (not templates with <placeholders>, [options] or ...). */
+export function inlineNpmCommands(file: string, markdown: string): DocCommand[] {
+  const out: DocCommand[] = [];
+  let inFence = false;
+  markdown.split('\n').forEach((text, i) => {
+    if (/^\s*```/.test(text)) inFence = !inFence;
+    if (inFence) return;
+    for (const m of text.matchAll(/`(npm (?:run|start|test|ci)\b[^`]*)`/g)) {
+      if (/[<[,]|\.\.\./.test(m[1]!)) continue;
+      for (const words of commandsOf(m[1]!, {}).filter((w) => w[0] === 'npm')) out.push({ file, line: i + 1, words, env: {}, inline: true });
+    }
+  });
+  return out;
 }
 
 const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
