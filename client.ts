@@ -184,12 +184,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'fork': {
-      let changes: Record<string, unknown>;
-      try {
-        changes = parseAssignments(parsed.values.set ?? []);
-      } catch (err) {
-        throw new UsageError(`client fork: --set ${(err as Error).message}`);
-      }
+      const changes = parseAssignments(parsed.values.set ?? []); // checked by checkClientCommandLine
       const step = parseForkStep(parsed.values['from-step']);
       const client = await connect(settings);
       const parent = runHandle(client, needRun());
@@ -261,13 +256,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'configure': {
-      let changes: Record<string, unknown>;
-      try {
-        changes = parseAssignments(rest.slice(1));
-      } catch (err) {
-        throw new UsageError(`client configure: ${(err as Error).message} (e.g. configure hello learningRate=0.001)`);
-      }
-      if (Object.keys(changes).length === 0) throw new UsageError('client configure: nothing to change (e.g. configure hello learningRate=0.001)');
+      const changes = parseAssignments(rest.slice(1)); // checked by checkClientCommandLine
       const h = await runningRun();
       report('configure', await configure(h, changes as RunChanges), (r) => `from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}`);
       link(h.workflowId);
