@@ -1,5 +1,4 @@
 // `npm run client -- <command>`: start, watch and steer training runs; each command prints the run's Temporal UI link.
-import { parseArgs } from 'node:util';
 import { rmSync } from 'node:fs';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ConfigError } from './config/errors';
@@ -8,6 +7,7 @@ import { runNameOf } from './config/run-config';
 import { SettingsError, temporalSettings, workflowUiLink, type TemporalSettings } from './common/temporal-settings';
 import { runMain, UsageError } from './common/service-args';
 import { ping } from './cli/ping';
+import { checkClientCommandLine, parseClientArgs } from './cli/client-args';
 import { render } from './cli/render-command';
 import { fetchTokenizerFiles } from './chat/tokenizer-files';
 import { checkpoint, configure, parseAssignments, pause, requireRunning, resume, runHandle, startOrAttach, status, stop, watch, workflowIdFor } from './cli/run-commands';
@@ -88,39 +88,8 @@ async function connect(s: TemporalSettings): Promise<Client> {
 const context = { command: '', workflowId: undefined as string | undefined, address: '' };
 
 async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      options: {
-        address: { type: 'string' },
-        namespace: { type: 'string' },
-        profile: { type: 'string' },
-        'task-queue': { type: 'string' },
-        out: { type: 'string' },
-        fresh: { type: 'boolean' },
-        help: { type: 'boolean' },
-        dir: { type: 'string' },
-        store: { type: 'string' },
-        model: { type: 'string' },
-        renderer: { type: 'string' },
-        supervised: { type: 'boolean' },
-        'train-on': { type: 'string' },
-        text: { type: 'boolean' },
-        'from-step': { type: 'string' },
-        name: { type: 'string' },
-        set: { type: 'string', multiple: true },
-        grid: { type: 'string', multiple: true },
-        seeds: { type: 'string' },
-        'max-parallel': { type: 'string' },
-        'early-stop': { type: 'string' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError(`client: ${(err as Error).message.split('.')[0]} (npm run client -- --help lists the commands and options)`);
-  }
-  const [command, ...rest] = parsed.positionals;
+  const parsed = parseClientArgs(process.argv.slice(2));
+  const { command, rest } = parsed;
   if (parsed.values.help || !command) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -134,6 +103,7 @@ async function main(): Promise<void> {
   }
   context.command = command;
   context.address = settings.address;
+  checkClientCommandLine(parsed);
   const needRun = () => {
     if (!rest[0]) throw new UsageError(`client ${command}: needs a run name, e.g. npm run client -- ${command} hello`);
     return rest[0];
@@ -222,12 +192,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'fork': {
-      let changes: Record<string, unknown>;
-      try {
-        changes = parseAssignments(parsed.values.set ?? []);
-      } catch (err) {
-        throw new UsageError(`client fork: --set ${(err as Error).message}`);
-      }
+      const changes = parseAssignments(parsed.values.set ?? []); // checked by checkClientCommandLine
       const step = parseForkStep(parsed.values['from-step']);
       const client = await connect(settings);
       const parent = runHandle(client, needRun());
@@ -325,13 +290,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'configure': {
-      let changes: Record<string, unknown>;
-      try {
-        changes = parseAssignments(rest.slice(1));
-      } catch (err) {
-        throw new UsageError(`client configure: ${(err as Error).message} (e.g. configure hello learningRate=0.001)`);
-      }
-      if (Object.keys(changes).length === 0) throw new UsageError('client configure: nothing to change (e.g. configure hello learningRate=0.001)');
+      const changes = parseAssignments(rest.slice(1)); // checked by checkClientCommandLine
       const h = await runningRun();
       report('configure', await configure(h, changes as RunChanges), (r) => `from batch ${r.appliesFromBatch}: ${JSON.stringify(r.changes)}`);
       link(h.workflowId);

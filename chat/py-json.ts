@@ -11,7 +11,8 @@ export class PyJsonError extends Error {
   override readonly name = 'PyJsonError';
 }
 
-function pyString(s: string, ensureAscii = true): string {
+/** A string as Python's json.dumps writes it (ensure_ascii escapes everything beyond ASCII as \\uXXXX). */
+export function pyJsonString(s: string, ensureAscii = true): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -68,12 +69,12 @@ export function pyJsonDumps(value: unknown, ensureAscii = true, separators: [str
     if (typeof v === 'number') return pyNumber(v);
     if (typeof v === 'bigint') return v.toString();
     if (v instanceof PyFloat) return pyFloatRepr(v.value);
-    if (typeof v === 'string') return pyString(v, ensureAscii);
+    if (typeof v === 'string') return pyJsonString(v, ensureAscii);
     if (Array.isArray(v)) return '[' + v.map(dump).join(item) + ']';
-    if (v instanceof Map) return '{' + [...v.entries()].map(([k, x]) => pyString(String(k), ensureAscii) + key + dump(x)).join(item) + '}';
+    if (v instanceof Map) return '{' + [...v.entries()].map(([k, x]) => pyJsonString(String(k), ensureAscii) + key + dump(x)).join(item) + '}';
     if (typeof v === 'object') {
       const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-      return '{' + entries.map(([k, x]) => pyString(k, ensureAscii) + key + dump(x)).join(item) + '}';
+      return '{' + entries.map(([k, x]) => pyJsonString(k, ensureAscii) + key + dump(x)).join(item) + '}';
     }
     throw new TypeError(`cannot serialise ${typeof v} as JSON`);
   };

@@ -8,7 +8,7 @@
 // JavaScript object: an int when integral, else a float), arrays, Map (a parsed object, keys in order) or plain
 // objects.
 
-import { PyFloat } from './py-json';
+import { PyFloat, pyJsonString } from './py-json';
 
 // One float class for both modules, so values read by either print alike.
 export { PyFloat };
@@ -107,24 +107,6 @@ export function pyRepr(v: PyValue): string {
   return '{' + pyItems(v as Map<string, PyValue>).map(([k, x]) => pyReprString(k) + ': ' + pyRepr(x)).join(', ') + '}';
 }
 
-function jsonString(s: string, ensureAscii: boolean): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const ch = s[i];
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (c < 0x20 || (ensureAscii && c > 0x7e)) out += '\\u' + c.toString(16).padStart(4, '0');
-    else out += ch;
-  }
-  return out + '"';
-}
-
 /** Python sorts str keys by code point; JavaScript's default sort compares UTF-16 units. */
 function byCodePoint(a: string, b: string): number {
   const x = Array.from(a, (c) => c.codePointAt(0)!);
@@ -148,14 +130,14 @@ export function pyJsonDumps(v: PyValue, opts: DumpOptions = {}): string {
     if (x === null || x === undefined) return 'null';
     if (typeof x === 'boolean') return x ? 'true' : 'false';
     if (typeof x === 'bigint') return x.toString();
-    if (typeof x === 'string') return jsonString(x, ensureAscii);
+    if (typeof x === 'string') return pyJsonString(x, ensureAscii);
     const f = floatOf(x);
     if (f !== null) return Number.isNaN(f) ? 'NaN' : f === Infinity ? 'Infinity' : f === -Infinity ? '-Infinity' : pyFloatRepr(f);
     if (typeof x === 'number') return intText(x);
     if (Array.isArray(x)) return '[' + x.map(dump).join(item) + ']';
     let entries = pyItems(x as Map<string, PyValue>);
     if (opts.sortKeys) entries = [...entries].sort(([a], [b]) => byCodePoint(a, b));
-    return '{' + entries.map(([k, y]) => jsonString(k, ensureAscii) + key + dump(y)).join(item) + '}';
+    return '{' + entries.map(([k, y]) => pyJsonString(k, ensureAscii) + key + dump(y)).join(item) + '}';
   };
   return dump(v);
 }

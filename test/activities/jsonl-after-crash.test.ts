@@ -1,7 +1,7 @@
 // metrics.jsonl, checkpoints.jsonl and trace_events.jsonl stay valid JSONL for any reader (jq, Python's json)
 // after a crash mid-write and through a full disk: a torn line is cut off by the next write (the retry of the step
 // that tore it), and a write the disk cannot hold leaves nothing behind.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -11,17 +11,9 @@ import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { appendJsonl, runPaths } from '../../records/run-files';
 import type { PolicyState, RunSettings } from '../../shared/run-types';
 import { mountSmallVolume } from '../helpers/small-volume';
-import { closeServices } from '../../activities/services';
-import { startTestStore, type TestStore } from '../store/helpers';
+import { activityTestStore } from '../helpers/activity-store';
 
-let store: TestStore;
-before(async () => {
-  store = await startTestStore();
-});
-after(async () => {
-  await closeServices();
-  await store.close();
-});
+const store = activityTestStore();
 
 /** Every line parsed by jq and by Python's json module, as a user's script would read the file. */
 function readByOthers(file: string): unknown[] {

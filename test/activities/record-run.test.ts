@@ -1,6 +1,6 @@
 // logMetrics after an older version died between its two writes (a trace line in the file that the store lacks):
 // the export completes the step's trace and writes the metrics row, and nothing ends up twice.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -9,17 +9,9 @@ import { logMetrics } from '../../activities/record-run';
 import { appendJsonl, readJsonl, runPaths } from '../../records/run-files';
 import type { RunSettings } from '../../shared/run-types';
 import type { TraceEvent } from '../../activities/types';
-import { closeServices } from '../../activities/services';
-import { startTestStore, type TestStore } from '../store/helpers';
+import { activityTestStore } from '../helpers/activity-store';
 
-let store: TestStore;
-before(async () => {
-  store = await startTestStore();
-});
-after(async () => {
-  await closeServices();
-  await store.close();
-});
+const store = activityTestStore();
 
 test('a retried logMetrics finishes a half-written trace and writes the row once', async () => {
   const logPath = mkdtempSync(path.join(os.tmpdir(), 'agl-record-'));

@@ -1,6 +1,6 @@
 // Run files exported by several worker processes at once (a stale attempt still alive next to its retry), the run
 // directory lock while its holder lives and after it died, and step records committed twice (in a real store).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
@@ -10,17 +10,9 @@ import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { readJsonl, runPaths } from '../../records/run-files';
 import { commitStepRecord, readStepRecord } from '../../activities/step-records';
 import type { RunSettings, TrainStepResult } from '../../shared/run-types';
-import { closeServices } from '../../activities/services';
-import { startTestStore, type TestStore } from '../store/helpers';
+import { activityTestStore } from '../helpers/activity-store';
 
-let store: TestStore;
-before(async () => {
-  store = await startTestStore();
-});
-after(async () => {
-  await closeServices();
-  await store.close();
-});
+const store = activityTestStore();
 
 const root = path.resolve(__dirname, '../..');
 const STEPS = 40;

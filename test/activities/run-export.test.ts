@@ -1,7 +1,7 @@
 // The run's files as exports of its records in the store (a real store over HTTP): an export after a crash tore
 // its file's last line appends exactly what the file lacks; an export into a new directory (another host, or
 // `client export`) gives the same bytes; a run directory of the version that kept records on local disk resumes.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,19 +9,11 @@ import path from 'node:path';
 import { logMetrics, saveCheckpoint } from '../../activities/record-run';
 import { exportCounts, exportRunFiles } from '../../activities/run-export';
 import { readJsonl, runPaths } from '../../records/run-files';
-import { closeServices } from '../../activities/services';
 import { readStepRecord } from '../../activities/step-records';
 import type { PolicyState, RunSettings, TrainStepResult } from '../../shared/run-types';
-import { startTestStore, type TestStore } from '../store/helpers';
+import { activityTestStore } from '../helpers/activity-store';
 
-let store: TestStore;
-before(async () => {
-  store = await startTestStore();
-});
-after(async () => {
-  await closeServices();
-  await store.close();
-});
+const store = activityTestStore();
 
 const scratch = () => mkdtempSync(path.join(process.env.AGL_TEST_SCRATCH ?? os.tmpdir(), 'agl-export-'));
 const policy = (step: number): PolicyState => ({ modelId: 'm', statePath: `tinker://m/weights/${step}`, samplerPath: `tinker://m/sampler_weights/${step}`, step });

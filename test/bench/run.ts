@@ -2,13 +2,10 @@
 // benchmark of test/bench; `npm run bench -- list` names them. Benchmarks print what they measure; none is part
 // of `npm test`.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { benchNames } from './bench-names';
 
-const HELPERS = ['run.ts', 'all.ts', 'bench-kit.ts', 'report.ts'];
-const names = readdirSync(__dirname)
-  .filter((f) => f.endsWith('.ts') && !HELPERS.includes(f) && !f.includes('server'))
-  .map((f) => f.replace(/\.ts$/, ''));
+const names = benchNames();
 const [name, ...args] = process.argv.slice(2);
 if (!name) {
   const all = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'all.ts')], { stdio: 'inherit' });

@@ -63,3 +63,14 @@ test('any finite reward gives datums whose every number survives float32, or a s
     for (const d of out.data) for (const xs of Object.values(d.lossFnInputs)) for (const x of xs ?? []) assert.ok(Number.isFinite(Math.fround(x)), `${big}: ${x}`);
   }
 });
+
+test('a skipped batch names its own cause: float32 only when every kept group overflowed', () => {
+  const reasonOf = (out: ReturnType<typeof prepareTrainingBatch>) => (out.skip ? out.reason : 'not skipped');
+  // Every group overflows: nothing is left to send, and that is the cause.
+  assert.match(reasonOf(prepareTrainingBatch([groupOfRewards([1e308, 0, 0, 0])])), /float32/);
+  // One group overflows, the other has no tokens: the batch is empty because of the empty one.
+  const empty = makeTrajectoryGroup([traj(), traj()], ['failed', 'failed']);
+  assert.match(reasonOf(prepareTrainingBatch([groupOfRewards([1e308, 0, 0, 0]), empty])), /every trajectory is empty/);
+  // No group at all: nothing overflowed either.
+  assert.match(reasonOf(prepareTrainingBatch([])), /every trajectory is empty/);
+});
