@@ -31,6 +31,8 @@ const ELSEWHERE: Array<{ words: string[]; test: string; mentions: string }> = [
   { words: ['curl'], test: 'test/store/full-disk.test.ts', mentions: '/v1/agl/health' },
   { words: ['jq'], test: 'test/e2e/fork.test.ts', mentions: 'forkOf' },
   { words: ['sqlite3'], test: 'test/store/backup.test.ts', mentions: 'VACUUM INTO' },
+  { words: ['temporal', 'worker', 'deployment', 'set-current-version'], test: 'test/workflows/rolling-upgrade.test.ts', mentions: "'set-current-version'" },
+  { words: ['temporal', 'worker', 'deployment', 'describe-version'], test: 'test/workflows/rolling-upgrade.test.ts', mentions: "'describe-version'" },
 ];
 
 /** npm scripts whose flags the docs give and another test runs as written (the services' own parsers). */
