@@ -31,7 +31,7 @@ export function forkConfig(parent: RunConfigInput, parentKey: string, step: numb
   const parentCfg = validateRunConfig(parent, 'the parent run config');
   const runName = name ?? `${runNameOf(parentCfg)}-fork${step}`;
   for (const key of ['forkOf', 'runName'] as const) {
-    if (key in changes) throw new CommandError(`fork: --set ${key} is not allowed (${key === 'runName' ? 'give --name' : 'give --from-step'})`);
+    if (key in changes) throw new CommandError(`--set ${key} is not allowed (${key === 'runName' ? 'give --name' : 'give --from-step'})`);
   }
   const logPath = path.join(path.dirname(parentCfg.logPath.replace(/\/+$/, '')), runName);
   // A sweep child's holds are its sweep's to lift: a fork has no sweep to resume it.
@@ -41,8 +41,8 @@ export function forkConfig(parent: RunConfigInput, parentKey: string, step: numb
 
 /** `--from-step` as a step number (0 = the parent's initial state). */
 export function parseForkStep(text: string | undefined): number {
-  if (text === undefined) throw new CommandError('fork: needs --from-step K (the parent step whose state the fork starts from)');
+  if (text === undefined) throw new CommandError('needs --from-step K (the parent step whose state the fork starts from)');
   const step = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(step)) throw new CommandError(`fork: --from-step must be a whole number of steps, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(step)) throw new CommandError(`--from-step must be a whole number of steps, got ${JSON.stringify(text)}`);
   return step;
 }
