@@ -5,7 +5,11 @@
 // each train a step, and the forward_backward input the trainer received (AGL_TRAINER_RECORD_FWDBWD, written by the
 // trainer as it accepted the request) holds exactly each answered turn: the prompt token ids the proxy rendered and
 // answered with (an image as the image chunk the renderer made, in its place), then the sampled token ids.
-// Tokenizer: the Qwen3 files stand in for Qwen3.5's and Qwen3-VL's (test/helpers/stand-in-tokenizers.ts).
+// The same for the reasoning-effort families, on the same stack: a Responses request with reasoning: {effort:
+// "medium"} to a gpt_oss_medium_reasoning run and an Anthropic Messages request with thinking enabled to a
+// deepseekv4_1 run; their prompts state the renderer's effort.
+// Tokenizer: the Qwen3 files stand in for Qwen3.5's and Qwen3-VL's (test/helpers/stand-in-tokenizers.ts); gpt-oss's
+// and DeepSeek's ship offline (npm).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -24,13 +28,16 @@ import { standInTokenizerDir } from '../helpers/stand-in-tokenizers';
 
 const QWEN3_5 = 'Qwen/Qwen3.5-4B';
 const VL = 'Qwen/Qwen3-VL-30B-A3B-Instruct';
+const GPT_OSS = 'openai/gpt-oss-20b';
+const DEEPSEEK = 'deepseek-ai/DeepSeek-V4.1-Flash';
 // A 2x2 RGB PNG (made with PIL), inline as the APIs take it.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGNkZGJmYGBgYmBgYGBgAAAAcAAKM8X3iAAAAABJRU5ErkJggg==';
 const IMAGE_URL = `data:image/png;base64,${PNG}`;
 const TOOLS = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
 
 interface Task {
-  kind: 'chat-tools' | 'responses' | 'image';
+  kind: 'chat-tools' | 'responses' | 'image' | 'responses-effort' | 'messages-thinking';
+  model: string;
   question: string;
 }
 interface Answered {
@@ -54,20 +61,24 @@ function v1(endpoint: string): string {
 async function call(task: Task, endpoint: string, signal: AbortSignal): Promise<Answered> {
   const [route, body] =
     task.kind === 'chat-tools'
-      ? ['chat/completions', { model: QWEN3_5, max_tokens: 24, tools: TOOLS, messages: [{ role: 'system', content: 'Use tools.' }, { role: 'user', content: task.question }] }]
+      ? ['chat/completions', { model: task.model, max_tokens: 24, tools: TOOLS, messages: [{ role: 'system', content: 'Use tools.' }, { role: 'user', content: task.question }] }]
       : task.kind === 'image'
-        ? ['chat/completions', { model: VL, max_tokens: 24, messages: [{ role: 'user', content: [{ type: 'text', text: task.question }, { type: 'image_url', image_url: { url: IMAGE_URL } }] }] }]
-        : ['responses', { model: QWEN3_5, max_output_tokens: 24, instructions: 'Think first.', input: task.question }];
+        ? ['chat/completions', { model: task.model, max_tokens: 24, messages: [{ role: 'user', content: [{ type: 'text', text: task.question }, { type: 'image_url', image_url: { url: IMAGE_URL } }] }] }]
+        : task.kind === 'responses-effort'
+          ? ['responses', { model: task.model, max_output_tokens: 24, input: task.question, reasoning: { effort: 'medium', summary: 'auto' } }]
+          : task.kind === 'messages-thinking'
+            ? ['messages', { model: task.model, max_tokens: 24, messages: [{ role: 'user', content: task.question }], thinking: { type: 'enabled', budget_tokens: 1024 } }]
+            : ['responses', { model: task.model, max_output_tokens: 24, instructions: 'Think first.', input: task.question }];
   const res = await fetch(`${v1(endpoint)}/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
   const json = (await res.json()) as Record<string, any>;
   if (res.status !== 200) throw new Error(`${route}: HTTP ${res.status} ${JSON.stringify(json)}`);
-  return { prompt_token_ids: json.prompt_token_ids, token_ids: task.kind === 'responses' ? json.token_ids : json.choices[0].token_ids };
+  return { prompt_token_ids: json.prompt_token_ids, token_ids: route === 'chat/completions' ? json.choices[0].token_ids : json.token_ids };
 }
 
 before(async () => {
   process.env.AGL_TOKENIZER_DIR = standInTokenizerDir([QWEN3_5, VL]);
   process.env.AGL_TRAINER_ENGINE = 'bigram';
-  process.env.AGL_TRAINER_STAND_IN_MODELS = `${QWEN3_5},${VL}`;
+  process.env.AGL_TRAINER_STAND_IN_MODELS = [QWEN3_5, VL, GPT_OSS, DEEPSEEK].join(',');
   record = path.join(mkdtempSync(path.join(tmpdir(), 'agl-fwdbwd-')), 'fwdbwd.jsonl');
   process.env.AGL_TRAINER_RECORD_FWDBWD = record;
   ({ stack, dataDir, taskQueue } = await startTestStack('w20v-hosted', { runners: 0, initialModel: 'local/bigram' }));
@@ -125,10 +136,10 @@ function receivedTurns(datum: { model_input: { chunks: WireChunk[] }; loss_fn_in
   return turns;
 }
 
-async function trainOn(name: string, kind: Task['kind'], model: string, renderer: string): Promise<void> {
+async function trainOn(name: string, kind: Task['kind'], model: string, renderer: string, promptLooks?: RegExp): Promise<void> {
   answered.clear();
   const from = existsSync(record) ? readFileSync(record, 'utf8').length : 0;
-  const tasks: Task[] = ['Weather in Paris?', 'Weather in Oslo?'].map((question) => ({ kind, question }));
+  const tasks: Task[] = ['Weather in Paris?', 'Weather in Oslo?'].map((question) => ({ kind, model, question }));
   const cfg: RunConfig = localRunConfig(stack!, dataDir, `w20v-${name}`, {
     modelName: model,
     rendererName: renderer,
@@ -152,7 +163,9 @@ async function trainOn(name: string, kind: Task['kind'], model: string, renderer
       ? [...r.createConversationPrefixWithTools!(TOOLS.map((t) => t.function), 'Use tools.'), { role: 'user', content: q }]
       : kind === 'image'
         ? [{ role: 'user', content: [{ type: 'text', text: q }, { type: 'image', image: IMAGE_URL }] }]
-        : [{ role: 'system', content: 'Think first.' }, { role: 'user', content: q }];
+        : kind === 'responses'
+          ? [{ role: 'system', content: 'Think first.' }, { role: 'user', content: q }]
+          : [{ role: 'user', content: q }];
   // The rendered prompts, flat (an image's positions 0, as the API answers them) with their image chunks.
   const renderedOf = new Map(
     tasks.map((t) => {
@@ -169,6 +182,7 @@ async function trainOn(name: string, kind: Task['kind'], model: string, renderer
   for (const a of answers) assert.ok(renderedOf.has(JSON.stringify(a.prompt_token_ids)), 'the answered prompt is the rendered conversation');
   if (kind === 'image') assert.ok([...renderedOf.values()].every((ims) => ims.length === 1), 'one image chunk per prompt');
   if (kind === 'chat-tools') assert.match(tok.decode(answers[0]!.prompt_token_ids), /<function=example_function_name>/, "Qwen3.5's XML tool format");
+  if (promptLooks) assert.match(tok.decode(answers[0]!.prompt_token_ids), promptLooks, "the prompt states the renderer's effort");
   if (kind === 'responses') assert.match(tok.decode(answers[0]!.prompt_token_ids), /<\|im_start\|>assistant\n<think>\n$/, 'the thinking prompt opens the think block');
 
   // What the trainer received for this run's step: exactly those turns.
@@ -190,4 +204,12 @@ test('qwen3_5: a Responses request to the thinking renderer trains a step whose 
 
 test('qwen3_vl_instruct: a chat request with an image trains a step whose datums hold the rendered image chunk in its place', { timeout: 600_000 }, async () => {
   await trainOn('image', 'image', VL, 'qwen3_vl_instruct');
+});
+
+test('gpt_oss_medium_reasoning: a Responses request with reasoning effort medium trains a step whose datums are the rendered tokens', { timeout: 600_000 }, async () => {
+  await trainOn('gpt-oss-effort', 'responses-effort', GPT_OSS, 'gpt_oss_medium_reasoning', /Reasoning: medium\n/);
+});
+
+test('deepseekv4_1: an Anthropic request with thinking enabled trains a step whose datums are the rendered tokens', { timeout: 600_000 }, async () => {
+  await trainOn('deepseek-thinking', 'messages-thinking', DEEPSEEK, 'deepseekv4_1', /Reasoning Effort: 75 /);
 });
