@@ -37,7 +37,7 @@ const responsesBody = fc.record(
   {
     model: any, input: fc.oneof(text, fc.array(item, { maxLength: 4 })), instructions: text, tools: fc.oneof(any, fc.array(fnTool, { maxLength: 2 })),
     tool_choice: fc.oneof(any, fc.constantFrom('auto', 'none', 'required')), max_output_tokens: any, temperature: any, top_p: any, top_k: any, seed: any,
-    stream: any, store: any, previous_response_id: fc.oneof(text, fc.constant(`resp_${'0'.repeat(32)}`)), include: any, text: any, reasoning: any,
+    stream: any, store: any, previous_response_id: fc.oneof(text, fc.constant(`resp_${'0'.repeat(32)}`)), include: any, text: any, reasoning: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: any }), // a reasoning setting the renderer does not render is a 400 by design
     truncation: any, metadata: any, parallel_tool_calls: any, bogus: any,
   },
   { requiredKeys: [] },
