@@ -2,7 +2,7 @@
 // namespaces made here (a hub with the Temporal dev server, the store and the trainer; hosts `a` and `b` with a
 // worker, a proxy and runners each; host `r` with runners only), every service on its own address and port,
 // bound beyond loopback with its token. The same config runs first with everything on the hub (one host), then
-// over the hosts while: host `r` is cut off for 60 s (its link down, then up) as batch 0 collects, host `a` is lost
+// over the hosts while: host `r` is cut off for 60 s (its link down, then up) once it holds an attempt, host `a` is lost
 // whole as batch 1 collects (every process killed, its link down), and the store's process is killed and started
 // again as batch 2 collects. The run must finish with the one-host run's weights after every step, its
 // metrics and checkpoint rows, one step record per step in the store, and rollouts that `r` held retried elsewhere.
@@ -61,8 +61,9 @@ function startRunnerHost(host: string, proxies: string[]): HostProcess {
   return npmRun(host, 'runners', 'runners', ['--agent', 'hello-dense', '--runners', '2', '--store', url('hub', 4747), '--proxy', proxies.join(',')]);
 }
 
-/** Runs the config named `name` from the hub; calls `onProgress` with each change of batch and phase. */
-async function runFromHub(name: string, onProgress: (batch: number, phase: string) => void): Promise<{ result: { batchesCompleted: number; finalCheckpoint: string | null }; outcome: RunOutcome; steps: number[]; attempts: { rollout: string; status: string; attempts: { worker: string | null; status: string }[] }[] }> {
+/** Runs the config named `name` from the hub; calls `onProgress` with each change of batch and phase, and
+ * `onHolding` with each runner seen holding a running attempt. */
+async function runFromHub(name: string, onProgress: (batch: number, phase: string) => void, onHolding: (worker: string) => void = () => {}): Promise<{ result: { batchesCompleted: number; finalCheckpoint: string | null }; outcome: RunOutcome; steps: number[]; attempts: { rollout: string; status: string; attempts: { worker: string | null; status: string }[] }[] }> {
   const cfgFile = path.join(dataDir, `${name}.json`);
   writeFileSync(cfgFile, JSON.stringify(runConfig(name)));
   const proc = spawn('ip', ['netns', 'exec', net!.ns('hub'), process.execPath, '--import', 'tsx', path.join(__dirname, 'run-from-hub.ts'), cfgFile, path.join(dataDir, 'hub', 'trainer')], {
@@ -81,7 +82,8 @@ async function runFromHub(name: string, onProgress: (batch: number, phase: strin
       if (m) {
         log(`${name}: batch ${m[1]} ${m[2]}`);
         onProgress(Number(m[1]), m[2]!);
-      } else out += `${l}\n`;
+      } else if (l.startsWith('HOLDING ')) onHolding(l.slice('HOLDING '.length));
+      else out += `${l}\n`;
     }
   });
   const code = await new Promise<number | null>((r) => proc.once('exit', r));
@@ -166,19 +168,10 @@ test('a run over hosts that fail ends with the weights of the same run on one ho
     let cut = false;
     let lost = false;
     let storeRestarted = false;
+    let batchNow = 0;
+    const onR = (w: string | null) => !!w && [...rPids].some((pid) => w.startsWith(`hello-dense-${pid}-`));
     const several = await runFromHub('several-hosts', (batch, phase) => {
-      if (!cut && batch === 0 && phase === 'collecting rollouts') {
-        cut = true;
-        pending.push((async () => {
-          await new Promise((r) => setTimeout(r, 300));
-          net!.linkDown('r');
-          faults.push('r cut off');
-          log('host r cut off');
-          await new Promise((r) => setTimeout(r, CUT_MS));
-          net!.linkUp('r');
-          log('host r back');
-        })());
-      }
+      batchNow = batch;
       if (!lost && batch >= 1 && (phase === 'collecting rollouts' || phase === 'training')) {
         lost = true;
         pending.push((async () => {
@@ -207,6 +200,20 @@ test('a run over hosts that fail ends with the weights of the same run on one ho
           log('store started again');
         })());
       }
+    }, (worker) => {
+      // `r` is cut off once it holds an attempt (a fixed delay after batch 0 began missed it on a loaded machine),
+      // before the last batch so the run still needs its rollouts.
+      if (!cut && batchNow < 2 && onR(worker)) {
+        cut = true;
+        pending.push((async () => {
+          net!.linkDown('r');
+          faults.push('r cut off');
+          log(`host r cut off (holding an attempt on ${worker})`);
+          await new Promise((r) => setTimeout(r, CUT_MS));
+          net!.linkUp('r');
+          log('host r back');
+        })());
+      }
     });
     await Promise.all(pending);
     assert.deepEqual(faults.sort(), ['a lost', 'r cut off', 'store restarted'], 'every fault was injected during the run');
@@ -220,7 +227,6 @@ test('a run over hosts that fail ends with the weights of the same run on one ho
     assert.deepEqual(several.outcome.metrics, one.outcome.metrics, 'metrics rows (minus time/*) as on one host');
     assert.deepEqual(several.outcome.checkpoints, one.outcome.checkpoints, 'checkpoint rows as on one host');
     // Rollouts r held when it was cut off: their attempt on r did not succeed, and another runner finished them.
-    const onR = (w: string | null) => !!w && [...rPids].some((pid) => w.startsWith(`hello-dense-${pid}-`));
     const retried = several.attempts.filter((r) => r.attempts.some((a) => onR(a.worker) && a.status !== 'succeeded'));
     log(`rollouts: ${several.attempts.length}, held by r when cut off and retried: ${retried.length}`);
     assert.ok(retried.length > 0, 'r held rollouts when it was cut off');
