@@ -292,6 +292,23 @@ test('a failed agent workflow is a failed attempt, retried as a new attempt and 
   assert.equal(metrics!['env/all/total_turns'], trainedTurns, 'only the succeeded attempts\' calls are trained');
 });
 
+test('an agent workflow that outlives the rollout timeout is a timed-out attempt, retried as a new workflow', { timeout: 600_000 }, async () => {
+  // The rollout timeout is the agent workflow's execution timeout: the first workflow of each rollout times out.
+  const cfg = config('hanging', { type: 'hangingFirstTimeAgentWorkflow', taskQueue: agentQueue }, ['Gina'], { rolloutTimeoutSeconds: 8 });
+  const run = await startOrAttach(temporal, taskQueue, cfg);
+  assert.equal((await run.handle.result()).batchesCompleted, 1);
+  const runs = await agentRuns(cfg.runName!);
+  assert.equal(runs.length, 4, 'two workflows per rollout');
+  for (const rolloutId of new Set(runs.map((r) => r.rolloutId))) {
+    const attempts = (await store.queryAttempts(rolloutId)).items;
+    assert.equal(attempts.length, 2, 'one retry');
+    assert.ok(['timeout', 'failed'].includes(attempts[0]!.status), `the first attempt ended unsucceeded (${attempts[0]!.status})`);
+    assert.equal(attempts[1]!.status, 'succeeded');
+    const played = runs.filter((r) => r.rolloutId === rolloutId);
+    assert.deepEqual(played.map((p) => `${p.attemptId}:${p.status}`).sort(), [`${attempts[0]!.attempt_id}:TIMED_OUT`, `${attempts[1]!.attempt_id}:COMPLETED`].sort());
+  }
+});
+
 test('cancelling a training run cancels its agent workflows', { timeout: 300_000 }, async () => {
   const cfg = config('cancelled', { type: 'slowAgentWorkflow', taskQueue: agentQueue }, ['Frank']);
   const run = await startOrAttach(temporal, taskQueue, cfg);
