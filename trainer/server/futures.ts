@@ -1,6 +1,9 @@
 // The server side of Tinker futures: every queued request gets a request_id whose result is fetched with
 // retrieve_future. Results stay retrievable after completion (clients poll the same id concurrently and
-// again after a lost response); the oldest completed ones are dropped beyond a bound.
+// again after a lost response, and a submit retried by the SDK for up to 5 min is answered with the same id):
+// each completed result is kept for `retainMs` (10 min) after it settled, then dropped (the id answers 410,
+// "promise expired": the SDK re-submits a sample, and a training call fails, as with hosted Tinker).
+// Memory is therefore flat: it holds the results of the last 10 minutes, whatever the length of the run.
 import { randomUUID } from 'node:crypto';
 import type { ForwardBackwardResult, SampleResult } from '../../tinker/wire/types';
 
@@ -15,14 +18,24 @@ interface Entry {
   waiters: Set<() => void>;
 }
 
+/** How long a completed future's result stays retrievable: beyond the SDK's 5 min of submit retries and its 30 s re-poll backoff. */
+export const FUTURE_RETAIN_MS = 10 * 60_000;
+
 export class FutureTable {
   private readonly entries = new Map<string, Entry>();
-  private readonly completedOrder: string[] = [];
+  /** Completed ids with the time they settled, oldest first (settle order is time order). */
+  private readonly completed: { id: string; at: number }[] = [];
+  private head = 0;
 
-  // Clients fetch results right away; the bound only keeps re-polls after a lost response working.
-  constructor(private readonly maxCompleted = 10_000) {}
+  constructor(
+    private readonly retainMs = FUTURE_RETAIN_MS,
+    /** A guard against a flood only (about 170 results/s for 10 min): past it the oldest go before their time. */
+    private readonly maxCompleted = 100_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   create(): string {
+    this.expire();
     const id = `req-${randomUUID()}`;
     this.entries.set(id, { waiters: new Set() });
     return id;
@@ -32,14 +45,35 @@ export class FutureTable {
     return this.entries.has(id);
   }
 
+  /** Futures held: pending ones and completed results still retrievable. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   settle(id: string, payload: FuturePayload): void {
     const entry = this.entries.get(id);
     if (!entry || entry.payload) return;
     entry.payload = payload;
     for (const wake of entry.waiters) wake();
     entry.waiters.clear();
-    this.completedOrder.push(id);
-    while (this.completedOrder.length > this.maxCompleted) this.entries.delete(this.completedOrder.shift()!);
+    this.completed.push({ id, at: this.now() });
+    this.expire();
+  }
+
+  /** Drops completed results older than `retainMs` (and the oldest beyond `maxCompleted`). */
+  private expire(): void {
+    const now = this.now();
+    while (this.head < this.completed.length) {
+      const { id, at } = this.completed[this.head];
+      if (now - at <= this.retainMs && this.completed.length - this.head <= this.maxCompleted) break;
+      this.entries.delete(id);
+      this.head++;
+    }
+    // Compact the queue now and then, so the array does not grow with the run either.
+    if (this.head > 1024 && this.head * 2 > this.completed.length) {
+      this.completed.splice(0, this.head);
+      this.head = 0;
+    }
   }
 
   /** Runs `work` and settles the future with its outcome; never throws. */

@@ -1,7 +1,11 @@
 // Per-model FIFO by seq_id (§A.6): one model's requests run strictly in seq_id order, one at a time. A
 // request that arrives early waits for the missing lower ids (bounded by gapTimeoutMs); a repeated seq_id
-// returns the request_id it was first given, so client retries of a submit are harmless.
+// returns the request_id it was first given, so client retries of a submit are harmless. Only the last
+// SEEN_WINDOW ids run are remembered (a retry comes within seconds), so a long run's memory stays flat.
 import { RequestError } from './futures';
+
+/** How many seq_ids below the next one still answer a duplicate submit with their request_id. */
+export const SEEN_WINDOW = 8192;
 
 interface Waiting {
   requestId: string;
@@ -61,6 +65,7 @@ export class SeqQueue {
         this.waiting.delete(this.next);
         clearTimeout(item.timer);
         this.next++;
+        this.seen.delete(this.next - 1 - SEEN_WINDOW);
         // Yield first so the HTTP response for the submit goes out before CPU-heavy work starts.
         await new Promise((r) => setImmediate(r));
         await item.run();
