@@ -25,6 +25,8 @@ import { forkConfig, parentOf, parseForkStep } from './cli/fork-command';
 import { DEFAULT_STOP_GRACE_SECONDS } from './workflows/stop-grace';
 import { startSweep, sweepInput, sweepState, sweepStatusLines } from './cli/sweep-command';
 import { sweepWorkflowId } from './shared/sweep-plan';
+import { diskText } from './shared/disk-text';
+import { unitOf } from './workflows/batch-numbering';
 
 const USAGE = `usage: npm run client -- <command> [args] [--address host:port] [--namespace ns] [--profile name] [--task-queue q]
 
@@ -250,6 +252,8 @@ async function main(): Promise<void> {
       // A running run: where it is, and what holds it up (a run that cannot even answer: exit 1).
       if (s.state === 'RUNNING') {
         if (s.progress) process.stdout.write(`${progressLine(s.progress)}\n`);
+        const disk = s.progress && diskText(s.progress.disk, unitOf(!!s.progress.async));
+        if (disk) process.stdout.write(`${disk}\n`);
         for (const line of s.trouble ?? []) process.stdout.write(`${line}\n`);
         if (!s.progress) process.exitCode = 1;
       } else if (s.result) process.stdout.write(`${resultLine(s.result)}\n`);

@@ -1,6 +1,6 @@
 // A run's checkpoint rows and metrics rows: written once to the store whatever the number of retries (on any
 // host), then exported to the run's files and sinks (run-export.ts), incrementally.
-import type { Metrics, PolicyState, RunSettings } from '../shared/run-types';
+import type { DiskUse, Metrics, PolicyState, RunSettings } from '../shared/run-types';
 import type { TraceEvent } from './types';
 import { pyJsonDumps } from '../chat/py-json';
 import { runPaths, withRunDirLock } from '../records/run-files';
@@ -12,6 +12,7 @@ import { currentRunLocation, finishRunSinks, writeStepSinks } from '../sinks/run
 import { checkpointKey, localRunFile, putRecords, traceKey } from './run-records';
 import { exportRunFiles } from './run-export';
 import { pruneOldRollouts } from './retention';
+import { readDiskUse } from './disk-report';
 import type { RunRecordInput } from '../store/run-records';
 
 /** A row as the cookbook's save_checkpoint writes it: {name, batch, state_path, sampler_path}. */
@@ -35,9 +36,9 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
 /**
  * {"step": step, ...metrics} as the cookbook's JsonLogger, the step's trace events and the settings `configure`
  * changed, in one write to the store (so a crash leaves all or none), then the files, the report, TensorBoard
- * and W&B catch up with the store.
+ * and W&B catch up with the store. Returns the disk use behind the run, read after retention ran.
  */
-export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void> {
+export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<DiskUse> {
   const records: RunRecordInput[] = traceEvents.map((e) => {
     const body = pyJsonDumps(e);
     return { kind: 'trace', step, key: traceKey(body), body };
@@ -48,6 +49,7 @@ export async function logMetrics(settings: RunSettings, step: number, metrics: M
   await putRecords(settings, records);
   await exportAndSink(settings, false);
   await pruneOldRollouts(settings, step);
+  return readDiskUse(settings, step);
 }
 
 /**

@@ -1,5 +1,5 @@
 // The activity signatures the training workflow calls. Workflow code imports this file for types only.
-import type { CollectedBatch, GroupResult, Metrics, PolicyState, RunSettings, TrainStepResult } from '../shared/run-types';
+import type { CollectedBatch, DiskUse, GroupResult, Metrics, PolicyState, RunSettings, TrainStepResult } from '../shared/run-types';
 import type { StartedGroup } from '../shared/async-groups';
 import type { RunConfigInput } from '../config/run-config';
 
@@ -36,7 +36,8 @@ export interface TrainingActivities {
   /** Records a checkpoint row in checkpoints.jsonl (once per name). */
   saveCheckpoint(settings: RunSettings, name: string, batch: number, policy: PolicyState, final: boolean): Promise<string>;
   /** One row per step in metrics.jsonl (a retried step replaces nothing), plus trace events when enabled. */
-  logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<void>;
+  /** Returns the disk use behind the run (undefined in histories from before it did). */
+  logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<DiskUse | undefined>;
 }
 
 /** A Chrome trace event ("X" = complete event; microseconds). */

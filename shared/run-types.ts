@@ -145,6 +145,15 @@ export interface TrainingRunResult {
   asyncCounts?: SchedulerCounts;
 }
 
+/** Disk use behind a run as last read after a step's metrics (a part that could not be read is absent). */
+export interface DiskUse {
+  atStep: number;
+  /** The store's database and write-ahead log. */
+  store?: { bytes: number };
+  /** The local trainer's data directory, and the room left on its volume. */
+  trainer?: { bytes: number; volumeFreeBytes: number };
+}
+
 export interface Progress {
   runName: string;
   batch: number;
@@ -167,6 +176,8 @@ export interface Progress {
   warning?: string;
   /** Why the run paused itself (e.g. no rewards for a few batches); `resume` clears it. */
   pauseReason?: string;
+  /** Disk use as read after the last step (absent before the first, and in runs of older workflow code). */
+  disk?: DiskUse;
 }
 
 /** The checkpoints.jsonl row a `checkpoint` update recorded. */

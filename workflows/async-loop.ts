@@ -217,8 +217,8 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
       // The trainer works only inside trainStep: the rest of the step's wall time (not paused) it waits.
       metrics['async/trainer_idle_frac'] = total > 0 ? Math.max(0, 1 - (metrics['time/train'] ?? 0) / total) : 0;
       run.setPhase('logging');
-      await bookkeeping.logMetrics(settings, step, metrics, settings.enableTrace ? [...traceEvents] : []);
-      run.stepDone(metrics, stepResult.skipReason);
+      const disk = await bookkeeping.logMetrics(settings, step, metrics, settings.enableTrace ? [...traceEvents] : []);
+      run.stepDone(metrics, stepResult.skipReason, disk);
       windowStart = Date.now();
       pausedMs = 0;
 

@@ -6,8 +6,9 @@ import { allHandlersFinished, condition, continueAsNew, log, makeContinueAsNewFu
 import type { TraceEvent, TrainingActivities } from '../activities/types';
 import { parseRunChanges, type RunChanges } from '../config/run-changes';
 import { checkpointUpdate, configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from './messages';
-import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunWorkflow } from '../shared/run-types';
+import type { AsyncProgress, CarriedState, CheckpointSaved, ConfigureResult, DiskUse, Metrics, Phase, PolicyState, Progress, RunSettings, TrainingRunInput, TrainingRunWorkflow } from '../shared/run-types';
 import { BATCH, PHASE, TRAIN_REWARD } from '../shared/search-attributes';
+import { diskText } from '../shared/disk-text';
 import { positionText, unitOf } from './batch-numbering';
 import { RewardWatch } from './reward-watch';
 import { DEFAULT_STOP_GRACE_SECONDS, StopGrace } from './stop-grace';
@@ -40,6 +41,8 @@ export class RunControl {
   readonly rewards: RewardWatch;
   /** Why the run paused itself, until `resume`. */
   pauseReason: string | null;
+  /** Disk use behind the run, as read after the last step's metrics. */
+  disk: DiskUse | undefined;
   /** What a stop may cut short once its grace is over (stop-grace.ts). */
   readonly grace = new StopGrace();
   /** Set once the config is validated: what the checkpoint update needs to write a row. */
@@ -83,6 +86,7 @@ export class RunControl {
       ...(this.asyncProgress ? { async: this.asyncProgress } : {}),
       ...(this.rewards.state.warning ? { warning: this.rewards.state.warning } : {}),
       ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
+      ...(this.disk ? { disk: this.disk } : {}),
     }));
     setHandler(stopUpdate, async (req) => {
       if (!this.stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
@@ -174,6 +178,7 @@ export class RunControl {
       ...(Object.keys(this.changes).length ? [`configured: ${Object.entries(this.changes).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
       ...(this.pauseReason ? [`**paused by the run itself**: ${this.pauseReason}`] : []),
       ...(this.rewards.state.warning ? [`**warning**: ${this.rewards.state.warning}`] : []),
+      ...(diskText(this.disk, unit) ? [diskText(this.disk, unit)!] : []),
     ].join('\n\n');
   }
 
@@ -190,8 +195,9 @@ export class RunControl {
   }
 
   /** After a step's metrics row is written: progress, search attributes, a log line. */
-  stepDone(metrics: Metrics, skipReason?: string): void {
+  stepDone(metrics: Metrics, skipReason?: string, disk?: DiskUse): void {
     this.lastMetrics = metrics;
+    if (disk) this.disk = disk;
     const pauseAfter = this.settings().pauseAfterBatchesWithoutReward ?? 0;
     const pause = this.rewards.observe(this.batch, unitOf(!!this.asyncProgress), metrics, skipReason, pauseAfter);
     if (this.rewards.state.warning) log.warn(this.rewards.state.warning);

@@ -81,8 +81,8 @@ export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ sto
 
     metrics['time/total'] = (Date.now() - run.batchStartedAtMs) / 1000;
     run.setPhase('logging');
-    await bookkeeping.logMetrics(settings, batch, metrics, settings.enableTrace ? [...traceEvents] : []);
-    run.stepDone(metrics, stepResult.skipReason);
+    const disk = await bookkeeping.logMetrics(settings, batch, metrics, settings.enableTrace ? [...traceEvents] : []);
+    run.stepDone(metrics, stepResult.skipReason, disk);
 
     await run.maybeContinueAsNew(ctx.config, batch + 1 < numBatches);
   }

@@ -48,7 +48,9 @@ function activities(storeUrl: string): TrainingActivities {
       return { state: state(policy.step + 1), metrics: Object.fromEntries(METRICS.map((k, i) => [k, 0.123456789 * (i + 1)])), skipped: false };
     },
     async saveCheckpoint(_s, name) { return name; },
-    async logMetrics() {},
+    async logMetrics() {
+      return undefined;
+    },
     runEvaluation: unused,
     collectGroup: unused,
     cancelGroups: unused,

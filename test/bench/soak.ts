@@ -1,6 +1,6 @@
 // A long run at the cheapest settings, to see what grows with its length (issue 25): the smallest model
 // (local/tiny-test), one task of two rollouts a step, the trivial hello agent, no evaluation, on a whole stack
-// (Temporal dev server, store, trainer, proxy, worker, runners). Reported at steps 100, 1,000 and N: each
+// (Temporal dev server, store, trainer, proxy, worker, runners). Reported at steps 100, every 1,000 and N: each
 // process's resident memory, the store's database, the run's directory and the trainer's data; from Temporal's
 // history afterwards, per window of 100 steps (100-199, 900-999, the last 100) the median orchestration time
 // (a step's wall time, its publishPolicy scheduled to its logMetrics completed, minus the time its activities
@@ -23,7 +23,8 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const args = process.argv.slice(2);
 const STEPS = flag(args, 'steps', 10_000);
 const RETAIN = flag(args, 'retain', 100);
-const MARKS = [100, 1000, STEPS].filter((m, i, a) => m <= STEPS && a.indexOf(m) === i);
+// Every 1,000 steps too, so a long soak shows the trend of each process's memory, not only its ends.
+const MARKS = [100, ...Array.from({ length: Math.floor(STEPS / 1000) }, (_, i) => (i + 1) * 1000), STEPS].filter((m, i, a) => m <= STEPS && a.indexOf(m) === i);
 const ms = (e: Event) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 const mib = (b: number) => +(b / 2 ** 20).toFixed(2);
 

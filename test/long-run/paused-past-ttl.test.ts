@@ -5,13 +5,14 @@
 // checkpoints are what is left.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Stack } from '../../dev/stack';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { readJsonl, runPaths } from '../../records/run-files';
 import { startOrAttach } from '../../cli/run-commands';
+import { client as runClient } from '../helpers/commands';
 import { pauseSignal, progressQuery, resumeSignal } from '../../workflows/messages';
 import { parseTinkerPath } from '../../trainer/server/checkpoints';
 import type { StepRecord } from '../../activities/step-records';
@@ -52,6 +53,12 @@ async function stepRecordsOf(storeUrl: string, runName: string): Promise<StepRec
   return recs.filter((r) => r.key !== 'initial').sort((a, b) => a.step - b.step || a.seq - b.seq).map((r) => JSON.parse(r.body) as StepRecord);
 }
 
+/** Bytes of the files under `p`, as du would count them. */
+function bytesUnder(p: string): number {
+  const st = lstatSync(p);
+  return st.isDirectory() ? readdirSync(p).reduce((n, name) => n + bytesUnder(path.join(p, name)), 0) : st.size;
+}
+
 /** Where the local trainer keeps a tinker:// path. */
 const onDisk = (uri: string) => {
   const p = parseTinkerPath(uri);
@@ -79,6 +86,22 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
     return p.paused && p.phase === 'paused';
   }, 'the run to stand paused');
   const paused = await h.query(progressQuery);
+
+  // Disk use behind the run, read after each step, in `client status` (issue 25); checked against the store's
+  // and the trainer's directories measured here (nothing writes while the run stands paused; the trainer's
+  // figure may be up to 10 s older than the last step).
+  const disk = paused.disk!;
+  assert.equal(disk?.atStep, paused.batch - 1, 'disk use read after the last step');
+  const storeNow = bytesUnder(path.join(dataDir, 'store'));
+  // (the store gives freed pages back every 10 s, so its files may have shrunk a little since)
+  assert.ok(disk.store!.bytes > 0.5 * storeNow && disk.store!.bytes < 1.5 * storeNow, `store ${disk.store!.bytes} B against ${storeNow} B on disk`);
+  const trainerNow = bytesUnder(path.join(dataDir, 'trainer'));
+  assert.ok(disk.trainer!.bytes > 0.3 * trainerNow && disk.trainer!.bytes <= trainerNow, `trainer ${disk.trainer!.bytes} B against ${trainerNow} B on disk`);
+  const volume = statfsSync(dataDir);
+  assert.ok(Math.abs(disk.trainer!.volumeFreeBytes - volume.bavail * volume.bsize) < 2 ** 30, `room left on the trainer's volume: ${disk.trainer!.volumeFreeBytes} B`);
+  const status = await runClient(['status', 'paused-past-ttl'], { ...process.env, TEMPORAL_ADDRESS: stack!.temporal.address, TEMPORAL_NAMESPACE: 'default', AGL_TASK_QUEUE: taskQueue });
+  assert.equal(status.code, 0, status.stdout + status.stderr);
+  assert.match(status.stdout, new RegExp(`^disk after batch ${paused.batch - 1}: store [\\d.]+ [KM]iB, trainer [\\d.]+ [KMG]iB \\([\\d.]+ [KMG]iB free\\)$`, 'm'));
 
   const steps = await stepRecordsOf(stack!.storeUrl, 'paused-past-ttl');
   const live = steps[steps.length - 1]!.result.state;

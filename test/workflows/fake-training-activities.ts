@@ -127,6 +127,7 @@ export function fakeTrainingActivities(rec: Recorder, numBatches: number): Train
       rec.calls.push(`log:${step}`);
       rec.loggedSteps.push(step);
       rec.loggedMetrics?.push(m);
+      return undefined;
     },
   };
 }

@@ -94,7 +94,7 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
   const routes = new Map<string, Handler>();
   const post = (path: string, h: (b: Body) => unknown) => routes.set(`POST ${path}`, async (_req, body) => h(json(body)));
 
-  routes.set('GET /healthz', async () => ({ status: 'ok' }));
+  routes.set('GET /healthz', async () => ({ status: 'ok', disk: service.diskUse() }));
   routes.set('GET /get_server_capabilities', async () => service.capabilities());
   post('/client/config', () => access.clientConfig());
   post('/auth/token', () => access.mint());

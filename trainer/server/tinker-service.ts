@@ -11,6 +11,7 @@ import { FutureTable, RequestError, errorPayload, type FuturePayload } from './f
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import { Sessions } from './sessions';
+import { diskUseReader, type TrainerDiskUse } from './disk-use';
 import { CheckpointRest, expiry, ttlOf } from './checkpoint-rest';
 import {
   adamFromWire,
@@ -50,6 +51,8 @@ export interface TinkerServiceOptions {
 
 export class TinkerService {
   readonly futures = new FutureTable();
+  /** Bytes under the data directory and room left on its volume (health route). */
+  readonly diskUse: () => TrainerDiskUse;
   readonly checkpoints: CheckpointStore;
   private readonly engine: Engine;
   readonly sessions = new Sessions();
@@ -68,6 +71,7 @@ export class TinkerService {
   constructor(opts: TinkerServiceOptions) {
     this.engine = opts.engine;
     this.checkpoints = new CheckpointStore(opts.dataDir);
+    this.diskUse = diskUseReader(opts.dataDir);
     this.rest = new CheckpointRest(this.checkpoints, (id) => this.runs.get(id));
     this.longPollMs = opts.longPollMs ?? 25_000;
     this.gapTimeoutMs = opts.gapTimeoutMs ?? 60_000;
