@@ -450,9 +450,17 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
   ].join('\n');
 }
 
+/** The commit checked out, and whether the tree has uncommitted changes. */
+function treeState(): string {
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' with uncommitted changes' : '';
+  return commit + dirty;
+}
+
 async function main(): Promise<number> {
   const started = new Date();
   const loadBefore = loadAverage();
+  const treeAtStart = treeState();
   const all: ArmFigures[] = [];
   const curvesByTail = new Map<number, string[]>();
   say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
@@ -468,11 +476,12 @@ async function main(): Promise<number> {
   const head = all.find((a) => a.medianMs === HEADLINE.medianMs && a.loss === HEADLINE.loss && a.arm === `async ${HEADLINE.rule}`);
   const ratio = head ? speedup(all, head) : null;
   const headline = `async speedup to reward ${TARGET}: ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`}`;
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-  const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' (with uncommitted changes)' : '';
+  // The code measured is the tree's when the stacks started: said from the start, and if the tree moved meanwhile.
+  const treeAtEnd = treeState();
+  const commit = treeAtEnd === treeAtStart ? treeAtStart : `${treeAtStart} (the tree was at ${treeAtEnd} by the end)`;
   const machine = `${cpus().length} cores, node ${process.version}; load average ${loadBefore} at the start, ${loadAverage()} at the end`;
   const command = `npm run bench -- async ${process.argv.slice(2).filter((a, i, xs) => a !== '--json' && xs[i - 1] !== '--json').join(' ')}`.trim();
-  const text = report(all, curvesByTail, headline, { commit: commit + dirty, machine, command, started, seconds: (Date.now() - started.getTime()) / 1000 });
+  const text = report(all, curvesByTail, headline, { commit, machine, command, started, seconds: (Date.now() - started.getTime()) / 1000 });
   const out = path.resolve(ROOT, v.out!);
   writeFileSync(out, text);
   say(`wrote ${path.relative(ROOT, out)}`);
