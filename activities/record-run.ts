@@ -36,7 +36,7 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
 /**
  * {"step": step, ...metrics} as the cookbook's JsonLogger, the step's trace events and the settings `configure`
  * changed, in one write to the store (so a crash leaves all or none), then the files, the report, TensorBoard
- * and W&B catch up with the store. Returns the disk use behind the run, read after retention ran.
+ * and W&B catch up with the store. Returns the disk use behind the run (read meanwhile).
  */
 export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<DiskUse> {
   const records: RunRecordInput[] = traceEvents.map((e) => {
@@ -47,9 +47,11 @@ export async function logMetrics(settings: RunSettings, step: number, metrics: M
   const configured = configuredRecord(settings, await localRunFile(settings, 'config.json'), step);
   if (configured) records.push(configured);
   await putRecords(settings, records);
+  // Read beside the export and retention, so its deadline adds nothing to the step unless a service is slow.
+  const disk = readDiskUse(settings, step);
   await exportAndSink(settings, false);
   await pruneOldRollouts(settings, step);
-  return readDiskUse(settings, step);
+  return disk;
 }
 
 /**

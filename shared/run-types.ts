@@ -96,6 +96,8 @@ export interface CarriedState {
   rewardWatch?: RewardWatchState;
   /** Why the run paused itself, until resumed. */
   pauseReason?: string;
+  /** Disk use as last read, so a run paused across continue-as-new still shows it. */
+  disk?: DiskUse;
 }
 
 export interface AsyncCarried {

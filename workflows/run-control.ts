@@ -58,6 +58,7 @@ export class RunControl {
     this.startedAtMs = carried?.startedAtMs ?? Date.now();
     this.rewards = new RewardWatch(carried?.rewardWatch);
     this.pauseReason = carried?.pauseReason ?? null;
+    this.disk = carried?.disk;
     this.installHandlers();
   }
 
@@ -197,7 +198,8 @@ export class RunControl {
   /** After a step's metrics row is written: progress, search attributes, a log line. */
   stepDone(metrics: Metrics, skipReason?: string, disk?: DiskUse): void {
     this.lastMetrics = metrics;
-    if (disk) this.disk = disk;
+    // A read that got nothing (services slow or hosted) keeps the last one that did.
+    if (disk && (disk.store || disk.trainer)) this.disk = disk;
     const pauseAfter = this.settings().pauseAfterBatchesWithoutReward ?? 0;
     const pause = this.rewards.observe(this.batch, unitOf(!!this.asyncProgress), metrics, skipReason, pauseAfter);
     if (this.rewards.state.warning) log.warn(this.rewards.state.warning);
@@ -235,6 +237,7 @@ export class RunControl {
       ...(Object.keys(this.changes).length ? { changes: this.changes } : {}),
       ...(this.rewards.state.batchesWithoutReward || this.rewards.state.warning ? { rewardWatch: this.rewards.state } : {}),
       ...(this.pauseReason ? { pauseReason: this.pauseReason } : {}),
+      ...(this.disk ? { disk: this.disk } : {}),
       ...extra(),
     };
     if (upgrade) {

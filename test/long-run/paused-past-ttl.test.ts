@@ -53,7 +53,7 @@ async function stepRecordsOf(storeUrl: string, runName: string): Promise<StepRec
   return recs.filter((r) => r.key !== 'initial').sort((a, b) => a.step - b.step || a.seq - b.seq).map((r) => JSON.parse(r.body) as StepRecord);
 }
 
-/** Bytes of the files under `p`, as du would count them. */
+/** The apparent size of the files under `p` (as the trainer and store count it, not disk blocks). */
 function bytesUnder(p: string): number {
   const st = lstatSync(p);
   return st.isDirectory() ? readdirSync(p).reduce((n, name) => n + bytesUnder(path.join(p, name)), 0) : st.size;

@@ -59,6 +59,7 @@ describe('SeqQueue', () => {
     await submitAll(q, 1, total + 1);
     assert.equal(q.submit(total, 'again', async () => {}, () => {}), `req-${total}`);
     assert.equal(q.submit(total - SEEN_WINDOW + 1, 'again', async () => {}, () => {}), `req-${total - SEEN_WINDOW + 1}`);
+    assert.throws(() => q.submit(total - SEEN_WINDOW, 'again', async () => {}, () => {}), /is behind/, 'the first id out of the window');
     assert.throws(() => q.submit(1, 'again', async () => {}, () => {}), /seq_id 1 is behind/);
     assert.equal(q.nextSeqId(), total + 1);
   });

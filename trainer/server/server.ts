@@ -94,7 +94,12 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
   const routes = new Map<string, Handler>();
   const post = (path: string, h: (b: Body) => unknown) => routes.set(`POST ${path}`, async (_req, body) => h(json(body)));
 
-  routes.set('GET /healthz', async () => ({ status: 'ok', disk: service.diskUse() }));
+  // Open to all (a liveness probe); its disk use only to a caller a closed route would let in.
+  routes.set('GET /healthz', async (req) => {
+    const allowed = await access.check('/healthz/disk', req).then(() => true, () => false);
+    const disk = allowed ? await service.diskUse() : undefined;
+    return disk ? { status: 'ok', disk } : { status: 'ok' };
+  });
   routes.set('GET /get_server_capabilities', async () => service.capabilities());
   post('/client/config', () => access.clientConfig());
   post('/auth/token', () => access.mint());

@@ -52,7 +52,7 @@ export interface TinkerServiceOptions {
 export class TinkerService {
   readonly futures = new FutureTable();
   /** Bytes under the data directory and room left on its volume (health route). */
-  readonly diskUse: () => TrainerDiskUse;
+  readonly diskUse: () => Promise<TrainerDiskUse | undefined>;
   readonly checkpoints: CheckpointStore;
   private readonly engine: Engine;
   readonly sessions = new Sessions();
