@@ -7,7 +7,7 @@ import type { BaseModelInfo, Engine, EngineDatum, LossFn, TrainableModel } from 
 import type { ForwardBackwardResult } from '../../tinker/wire/types';
 import { datumFromJson, datumToJson, modelInputFromJson, type ForwardBackwardRequest } from '../../tinker/wire/codec';
 import { CheckpointStore, checkName, formatTinkerPath, parseTinkerPath, type RunInfo, type TinkerPath } from './checkpoints';
-import { FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
+import { FUTURE_RETAIN_MS, FutureTable, RequestError, errorPayload, type FuturePayload } from './futures';
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import { Sessions } from './sessions';
@@ -62,7 +62,7 @@ export class TinkerService {
   private readonly runs = new Map<string, TrainingRun>();
   private readonly createModelFutures = new Map<string, string>();
   private readonly samplers: SamplerRegistry;
-  private readonly sampleRequests = new Map<string, { requestId: string; fingerprint: string }>();
+  private readonly sampleRequests = new Map<string, { requestId: string; fingerprint: string; at: number }>();
   readonly longPollMs: number;
   private readonly gapTimeoutMs: number;
   private readonly sessionTtlMs: number;
@@ -410,9 +410,14 @@ export class TinkerService {
 
     const requestId = this.futures.create();
     if (key) {
-      this.sampleRequests.set(key, { requestId, fingerprint });
-      // Retries come within minutes; keep a bounded window of recent sample requests for dedupe.
-      if (this.sampleRequests.size > 20_000) this.sampleRequests.delete(this.sampleRequests.keys().next().value!);
+      // Retries come within minutes, and a request's result is kept FUTURE_RETAIN_MS: its dedupe entry lives as
+      // long (insertion order is time order), so a long run holds only the last minutes' (20,000 at most).
+      const now = Date.now();
+      for (const [k, r] of this.sampleRequests) {
+        if (now - r.at <= FUTURE_RETAIN_MS && this.sampleRequests.size < 20_000) break;
+        this.sampleRequests.delete(k);
+      }
+      this.sampleRequests.set(key, { requestId, fingerprint, at: now });
     }
     const s = session;
     void this.futures.run(requestId, async () => {
