@@ -179,7 +179,7 @@ export class RunControl {
       ...(Object.keys(this.changes).length ? [`configured: ${Object.entries(this.changes).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
       ...(this.pauseReason ? [`**paused by the run itself**: ${this.pauseReason}`] : []),
       ...(this.rewards.state.warning ? [`**warning**: ${this.rewards.state.warning}`] : []),
-      ...(diskText(this.disk, unit) ? [diskText(this.disk, unit)!] : []),
+      ...[diskText(this.disk, unit)].filter((line): line is string => line !== null),
     ].join('\n\n');
   }
 

@@ -23,9 +23,8 @@ export const FUTURE_RETAIN_MS = 10 * 60_000;
 
 export class FutureTable {
   private readonly entries = new Map<string, Entry>();
-  /** Completed ids with the time they settled, oldest first (settle order is time order). */
-  private readonly completed: { id: string; at: number }[] = [];
-  private head = 0;
+  /** Completed ids and when they settled; a Map iterates in insertion order, so oldest first. */
+  private readonly settledAt = new Map<string, number>();
 
   constructor(
     private readonly retainMs = FUTURE_RETAIN_MS,
@@ -56,23 +55,17 @@ export class FutureTable {
     entry.payload = payload;
     for (const wake of entry.waiters) wake();
     entry.waiters.clear();
-    this.completed.push({ id, at: this.now() });
+    this.settledAt.set(id, this.now());
     this.expire();
   }
 
   /** Drops completed results older than `retainMs` (and the oldest beyond `maxCompleted`). */
   private expire(): void {
     const now = this.now();
-    while (this.head < this.completed.length) {
-      const { id, at } = this.completed[this.head];
-      if (now - at <= this.retainMs && this.completed.length - this.head <= this.maxCompleted) break;
+    for (const [id, at] of this.settledAt) {
+      if (now - at <= this.retainMs && this.settledAt.size <= this.maxCompleted) break;
+      this.settledAt.delete(id);
       this.entries.delete(id);
-      this.head++;
-    }
-    // Compact the queue now and then, so the array does not grow with the run either.
-    if (this.head > 1024 && this.head * 2 > this.completed.length) {
-      this.completed.splice(0, this.head);
-      this.head = 0;
     }
   }
 
