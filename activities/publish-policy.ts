@@ -1,5 +1,6 @@
 import { log } from '@temporalio/activity';
 import { fetchJson, HttpError } from '../common/http';
+import { policyResourcesId } from '../common/policy-resources-id';
 import type { JsonObject } from '../store/types';
 import type { PolicyState, RunSettings } from '../shared/run-types';
 import { withHeartbeats } from './keep-alive';
@@ -41,8 +42,7 @@ export async function publishPolicy(settings: RunSettings, batch: number, purpos
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   // Heartbeats while the proxies drain and load the sampler, so a short heartbeat timeout does not cut it off.
   await withHeartbeats('switching the proxies', postToProxies(publishTargetsFor(settings), body, headers));
-  // Goes into URL paths (GET /resources/{id}) that Python clients do not escape: letters, digits and '-' only.
-  const resourcesId = `${runKey(settings)}-b${batch}-${purpose}`.replace(/[^A-Za-z0-9._-]/g, '-');
+  const resourcesId = policyResourcesId(runKey(settings), batch, purpose);
   await storeFor(settings).updateResources(
     resourcesId,
     { main_llm: { resource_type: 'proxy_llm', endpoint: proxyUrl, model: settings.modelName, api_key: null, sampling_parameters: {}, agl_policy: spec } },

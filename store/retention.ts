@@ -1,8 +1,10 @@
 // Retention (ours): a long run's old rollouts, with their attempts, spans and queue entries, removed once trained,
-// and the database's freed pages given back to the disk while the store runs. The run's own records (run-records.ts)
-// are kept: they are small, one per step, and its files are exported from them.
+// with the resources rows its old steps published, and the database's freed pages given back to the disk while the
+// store runs. The run's own records (run-records.ts) are kept: they are small, one per step, and its files are
+// exported from them.
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { batchOfPolicyResourcesId, policyResourcesPrefix } from '../common/policy-resources-id';
 import { BadRequestError } from './errors';
 import type { StoreDb } from './store-db';
 
@@ -14,6 +16,7 @@ const VACUUM_PAGES = 2048;
 export interface PruneResult {
   rollouts: number;
   spans: number;
+  resources: number;
 }
 
 /**
@@ -25,7 +28,7 @@ export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneRes
   if (!Number.isInteger(beforeBatch) || beforeBatch < 0) throw new BadRequestError(`Invalid before_batch: a whole number >= 0 is required, got ${JSON.stringify(beforeBatch)}`);
   const lo = `${run}/`;
   const hi = `${run}0`; // '0' follows '/': every key with the prefix sorts between lo and hi
-  const out: PruneResult = { rollouts: 0, spans: 0 };
+  const out: PruneResult = { rollouts: 0, spans: 0, resources: 0 };
   for (;;) {
     const n = s.tx(() => {
       const ids = (s
@@ -41,8 +44,31 @@ export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneRes
       return ids.length;
     });
     out.rollouts += n;
-    if (n < CHUNK) return out;
+    if (n < CHUNK) break;
   }
+  out.resources = pruneResources(s, run, beforeBatch);
+  return out;
+}
+
+/**
+ * The run's policy resources rows (common/policy-resources-id.ts) of batches before the cut, except the latest
+ * row (what runners read when they name none) and any row a rollout still in the store names.
+ */
+function pruneResources(s: StoreDb, run: string, beforeBatch: number): number {
+  return s.tx(() => {
+    const latest = (s.stmt('SELECT resources_id FROM resources ORDER BY touched DESC LIMIT 1').get() as { resources_id: string } | undefined)?.resources_id;
+    const prefix = policyResourcesPrefix(run);
+    // The batch number follows the prefix: ids between `<prefix>0` and `<prefix>:` (':' sorts after '9').
+    const rows = s.stmt('SELECT resources_id FROM resources WHERE resources_id >= ? AND resources_id < ?').all(`${prefix}0`, `${prefix}:`) as { resources_id: string }[];
+    let removed = 0;
+    for (const { resources_id: id } of rows) {
+      const batch = batchOfPolicyResourcesId(run, id);
+      if (batch === null || batch >= beforeBatch || id === latest) continue;
+      if (s.stmt('SELECT 1 FROM rollouts WHERE resources_id = ? LIMIT 1').get(id)) continue;
+      removed += s.stmt('DELETE FROM resources WHERE resources_id = ?').run(id).changes;
+    }
+    return removed;
+  });
 }
 
 /** Gives back up to VACUUM_PAGES free pages to the file system (databases made with auto_vacuum = INCREMENTAL). */

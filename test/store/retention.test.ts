@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Span } from '../../store/types';
+import { policyResourcesId } from '../../common/policy-resources-id';
 import { sleep, startTestStore, type TestStore } from './helpers';
 
 let t: TestStore;
@@ -33,7 +34,7 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
   assert.equal(before.auto_vacuum, 'incremental');
 
   const res = await t.client.pruneRun('run@1', 4);
-  assert.deepEqual(res, { rollouts: 8, spans: 160 });
+  assert.deepEqual(res, { rollouts: 8, spans: 160, resources: 0 });
   for (let b = 0; b < 6; b++) {
     for (let m = 0; m < 2; m++) {
       const r = await t.client.getRolloutById(ids[`${b}/${m}`]!);
@@ -45,7 +46,7 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
   assert.equal((await t.client.querySpans(ids['5/0']!)).items.length, 20, 'a kept rollout keeps its spans');
   assert.ok(await t.client.getRolloutById(stillRunning), 'an unfinished rollout is kept whatever its batch');
   assert.ok(await t.client.getRolloutById(otherRun), "another run's rollout is kept");
-  assert.deepEqual(await t.client.pruneRun('run@1', 4), { rollouts: 0, spans: 0 }, 'idempotent');
+  assert.deepEqual(await t.client.pruneRun('run@1', 4), { rollouts: 0, spans: 0, resources: 0 }, 'idempotent');
 
   // The freed pages are given back within a few watchdog ticks: the file shrinks by most of what was removed.
   let after = before;
@@ -54,6 +55,28 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
     after = (await t.client.healthDetail()).disk!;
   }
   assert.ok(after.db_bytes < before.db_bytes - 2_000_000, `database ${before.db_bytes} -> ${after.db_bytes} bytes after removing ~3.2 MB of spans`);
+});
+
+test("the resources rows a run's old steps published go too, except the latest and any a kept rollout names", async () => {
+  const row = (id: string) => t.client.updateResources(id, { main_llm: { resource_type: 'proxy_llm', endpoint: 'http://x', model: 'm', sampling_parameters: {} } });
+  const ids = (run: string, batch: number, purpose: 'train' | 'eval' = 'train') => policyResourcesId(run, batch, purpose);
+  await row(ids('pol@1', 0, 'eval'));
+  for (let b = 0; b < 6; b++) await row(ids('pol@1', b));
+  await row(ids('pol@10', 0)); // another run whose name extends this one's
+  await row('pol-1-b2-notes'); // not a policy row of the run
+  // Still running under batch 1's policy: its resources stay whatever the cut.
+  const running = await t.client.startRollout({ task: 1 }, { idempotencyKey: 'pol@1/train/1/0/0', resourcesId: ids('pol@1', 1), metadata: { batch: 1 } });
+  await row(ids('pol@1', 6)); // the latest is a kept batch's
+  assert.deepEqual(await t.client.pruneRun('pol@1', 4), { rollouts: 0, spans: 0, resources: 4 });
+  const left = async (id: string) => (await t.client.getResourcesById(id)) !== null;
+  for (const [id, kept] of [
+    [ids('pol@1', 0, 'eval'), false], [ids('pol@1', 0), false], [ids('pol@1', 1), true], [ids('pol@1', 2), false], [ids('pol@1', 3), false],
+    [ids('pol@1', 4), true], [ids('pol@1', 6), true], [ids('pol@10', 0), true], ['pol-1-b2-notes', true],
+  ] as const) assert.equal(await left(id), kept, `${id} ${kept ? 'kept' : 'removed'}`);
+  // Once that rollout is done and its batch cut, its row goes; the latest row never does.
+  await t.client.updateRollout(running.rollout_id, { status: 'succeeded' });
+  assert.deepEqual(await t.client.pruneRun('pol@1', 100), { rollouts: 1, spans: 0, resources: 3 });
+  assert.ok(await left(ids('pol@1', 6)), 'the latest row stays');
 });
 
 test('a bad cut is refused with a one-line reason', async () => {

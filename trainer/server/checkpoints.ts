@@ -50,7 +50,12 @@ export function parseTinkerPath(uri: unknown): TinkerPath {
 }
 
 export class CheckpointStore {
-  constructor(readonly dataDir: string) {}
+  private readonly sessionsFile: string;
+  private sessionsFileQueue: Promise<void> = Promise.resolve();
+
+  constructor(readonly dataDir: string) {
+    this.sessionsFile = path.join(dataDir, 'sampling-sessions.jsonl');
+  }
 
   runDir(modelId: string): string {
     if (!MODEL_ID.test(modelId)) throw new RequestError(`bad model_id ${JSON.stringify(modelId)}`);
@@ -167,13 +172,35 @@ export class CheckpointStore {
   }
 
   async appendSamplingSession(record: Record<string, unknown>): Promise<void> {
-    await mkdir(this.dataDir, { recursive: true });
-    await appendFile(path.join(this.dataDir, 'sampling-sessions.jsonl'), `${JSON.stringify(record)}\n`);
+    await this.sessionsFileTurn(async () => {
+      await mkdir(this.dataDir, { recursive: true });
+      await appendFile(this.sessionsFile, `${JSON.stringify(record)}\n`);
+    });
+  }
+
+  /** Rewrites sampling-sessions.jsonl without the sessions on `modelPaths` (checkpoints removed), so it stays bounded. */
+  async dropSamplingSessionsOn(modelPaths: ReadonlySet<string>): Promise<void> {
+    if (modelPaths.size === 0) return;
+    await this.sessionsFileTurn(async () => {
+      const all = await this.readSamplingSessions();
+      const kept = all.filter((r) => !(typeof r.model_path === 'string' && modelPaths.has(r.model_path)));
+      if (kept.length === all.length) return;
+      const tmp = `${this.sessionsFile}.tmp`;
+      await writeFile(tmp, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      await rename(tmp, this.sessionsFile);
+    });
+  }
+
+  /** One append or rewrite of the sessions file at a time: a rewrite must not lose a record appended meanwhile. */
+  private sessionsFileTurn(fn: () => Promise<void>): Promise<void> {
+    const turn = this.sessionsFileQueue.then(fn);
+    this.sessionsFileQueue = turn.catch(() => undefined);
+    return turn;
   }
 
   async readSamplingSessions(): Promise<Record<string, unknown>[]> {
     try {
-      const text = await readFile(path.join(this.dataDir, 'sampling-sessions.jsonl'), 'utf8');
+      const text = await readFile(this.sessionsFile, 'utf8');
       return text
         .split('\n')
         .filter((l) => l.trim())

@@ -42,6 +42,17 @@ export class SamplerRegistry {
     void this.weightsOf({ id, baseModel, weights: Promise.resolve(frozen) });
   }
 
+  /** Forgets the sessions backed by a checkpoint that is gone (expired or deleted): they could not load again. */
+  forgetPaths(paths: ReadonlySet<string>): string[] {
+    const gone: string[] = [];
+    for (const [id, s] of this.sessions) {
+      if (s.modelPath === undefined || !paths.has(s.modelPath)) continue;
+      this.sessions.delete(id);
+      gone.push(id);
+    }
+    return gone;
+  }
+
   /** Drops the in-memory snapshots whose ids start with `prefix` (an expired session's). */
   dropEphemeral(prefix: string): void {
     for (const [id, s] of this.sessions) if (id.startsWith(prefix) && !s.load) this.sessions.delete(id);

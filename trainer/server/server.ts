@@ -131,7 +131,7 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
   routes.set('GET /samplers/*', async (_req, _body, [id]) => service.sampler(id));
   routes.set('GET /training_runs/*', async (_req, _body, [id]) => service.rest.trainingRun(id));
   routes.set('GET /training_runs/*/checkpoints', async (_req, _body, [id]) => service.rest.listCheckpoints(id));
-  routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.rest.deleteCheckpoint(id, ckpt));
+  routes.set('DELETE /training_runs/*/checkpoints/**', async (_req, _body, [id, ckpt]) => service.deleteCheckpoint(id, ckpt));
   routes.set('PUT /training_runs/*/checkpoints/*/*/ttl', async (_req, body, [id, kind, name]) => service.rest.setCheckpointTtl(id, `${kind}/${name}`, json(body)));
   routes.set('POST /retrieve_future', async (req, body, _p, res) => {
     const b = json(body);

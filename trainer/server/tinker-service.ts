@@ -79,7 +79,7 @@ export class TinkerService {
     this.sessionTtlMs = opts.sessionTtlMs ?? 15 * 60_000;
     this.sweeper = setInterval(() => {
       this.expireSessions();
-      void this.checkpoints.sweepExpired().catch(() => undefined);
+      void this.sweepExpired().catch(() => undefined);
     }, Math.min(60_000, this.sessionTtlMs)).unref();
   }
 
@@ -90,8 +90,27 @@ export class TinkerService {
   /** Re-registers what an earlier life of this trainer left on disk. */
   async restore(): Promise<void> {
     // What expired while the trainer was down goes first, so no session is restored onto it.
-    await this.checkpoints.sweepExpired().catch(() => undefined);
+    await this.sweepExpired().catch(() => undefined);
     return this.samplers.restore();
+  }
+
+  /** Deletes the checkpoints past their expiry, and the sampling sessions on them (else one is kept per step for ever). */
+  async sweepExpired(): Promise<void> {
+    await this.forgetSamplersOn(await this.checkpoints.sweepExpired());
+  }
+
+  /** DELETE of a checkpoint (REST route): the sampling sessions on it go with it. */
+  async deleteCheckpoint(modelId: string, checkpointId: string) {
+    const out = await this.rest.deleteCheckpoint(modelId, checkpointId);
+    await this.forgetSamplersOn([`tinker://${modelId}/${checkpointId}`]);
+    return out;
+  }
+
+  private async forgetSamplersOn(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const gone = new Set(paths);
+    for (const id of this.samplers.forgetPaths(gone)) this.clones.delete(id);
+    await this.checkpoints.dropSamplingSessionsOn(gone);
   }
 
   /** Like the hosted service: a session that stopped heartbeating takes its models and snapshots with it. */
