@@ -58,7 +58,7 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
 });
 
 test("the resources rows a run's old steps published go too, except the latest and any a kept rollout names", async () => {
-  const row = (id: string) => t.client.updateResources(id, { main_llm: { resource_type: 'proxy_llm', endpoint: 'http://x', model: 'm', sampling_parameters: {} } });
+  const row = (id: string) => t.client.updateResources(id, { main_llm: { resource_type: 'proxy_llm', endpoint: 'http://x', model: 'm', api_key: null, sampling_parameters: {} } });
   const ids = (run: string, batch: number, purpose: 'train' | 'eval' = 'train') => policyResourcesId(run, batch, purpose);
   await row(ids('pol@1', 0, 'eval'));
   for (let b = 0; b < 6; b++) await row(ids('pol@1', b));
