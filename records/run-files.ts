@@ -45,6 +45,36 @@ export function parsePyJsonLine(line: string): unknown {
   }
 }
 
+/**
+ * Each row of a JSONL file in order, read 1 MiB at a time, so a long run's file is never held whole; a torn line
+ * (a crash mid-write) is skipped.
+ */
+export function forEachJsonlRow(file: string, visit: (row: Record<string, unknown>) => void): void {
+  if (!existsSync(file)) return;
+  const fd = openSync(file, 'r');
+  const chunk = Buffer.alloc(1 << 20);
+  let carry = Buffer.alloc(0);
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    try {
+      visit(parsePyJsonLine(line) as Record<string, unknown>);
+    } catch {
+      /* torn line */
+    }
+  };
+  try {
+    for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) {
+      const buf = Buffer.concat([carry, chunk.subarray(0, n)]);
+      let from = 0;
+      for (let nl; (nl = buf.indexOf(0x0a, from)) >= 0; from = nl + 1) take(buf.toString('utf8', from, nl));
+      carry = Buffer.from(buf.subarray(from)); // a copy: `chunk` is read into again
+    }
+    take(carry.toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Rows of a JSONL file; a torn last line (a crash mid-write) is skipped. */
 export function readJsonl(file: string): Record<string, unknown>[] {
   if (!existsSync(file)) return [];

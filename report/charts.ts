@@ -137,6 +137,10 @@ function restCharts(runs: RunData[], drawn: Set<string>): Chart[] {
 export function runClocks(runs: RunData[]): Clocks {
   const out: Clocks = {};
   for (const run of runs) {
+    if (run.folded) {
+      out[run.name] = run.folded.clock;
+      continue;
+    }
     let t = 0;
     const steps: number[] = [];
     const seconds: number[] = [];

@@ -11,6 +11,7 @@ export interface Ranked {
 }
 
 const last = (run: RunData, key: string) => {
+  if (run.folded) return run.folded.last[key];
   for (let i = run.rows.length - 1; i >= 0; i--) {
     const v = run.rows[i]![key];
     if (v !== undefined && Number.isFinite(v)) return v;

@@ -2,7 +2,8 @@
 // checkpoints.jsonl, config.json and configured.jsonl (the settings `configure` changed, per step).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readJsonl, runPaths } from '../records/run-files';
+import { forEachJsonlRow, readJsonl, runPaths } from '../records/run-files';
+import { RowBuckets, type FoldedRows } from './row-buckets';
 
 export type Row = Record<string, number>;
 
@@ -28,13 +29,21 @@ export interface RunData {
   /** running (step k of n), finished, stopped, or what Temporal says (failed, terminated, ...). */
   status: string;
   config: Record<string, unknown>;
-  /** metrics.jsonl rows sorted by step, numbers only (a row's `step` included). */
+  /**
+   * metrics.jsonl rows sorted by step, numbers only (a row's `step` included); a long run's are folded into at most
+   * REPORT_POINTS points (report/row-buckets.ts).
+   */
   rows: Row[];
+  /** What folding must not blur: the steps logged, each metric's last value, the run's clock. */
+  folded?: Omit<FoldedRows, 'rows'>;
   checkpoints: Checkpoint[];
   configured: ConfiguredAt[];
 }
 
 export const configuredFile = (logPath: string) => runPaths(logPath).configured;
+
+/** Points per run a report draws at most: beyond that many steps, neighbouring steps are averaged. */
+export const REPORT_POINTS = 2000;
 
 /** Reads a run's files; `status`, `uiLink` and `workflowId` override what the files alone can tell. */
 export function loadRun(logPath: string, over: Partial<Pick<RunData, 'status' | 'uiLink' | 'workflowId'>> = {}): RunData {
@@ -45,10 +54,9 @@ export function loadRun(logPath: string, over: Partial<Pick<RunData, 'status' | 
   }
   const config = existsSync(paths.config) ? (JSON.parse(readFileSync(paths.config, 'utf8')) as Record<string, unknown>) : {};
   const name = typeof config.runName === 'string' ? config.runName : path.basename(paths.dir);
-  const rows = readJsonl(paths.metrics)
-    .map(numbersOnly)
-    .filter((r) => Number.isInteger(r.step))
-    .sort((a, b) => a.step! - b.step!);
+  const buckets = new RowBuckets(REPORT_POINTS);
+  forEachJsonlRow(paths.metrics, (r) => buckets.add(numbersOnly(r)));
+  const { rows, ...folded } = buckets.result();
   const checkpoints = readJsonl(paths.checkpoints).map((c) => ({
     name: String(c.name),
     batch: Number(c.batch),
@@ -61,9 +69,11 @@ export function loadRun(logPath: string, over: Partial<Pick<RunData, 'status' | 
     logPath: paths.dir,
     workflowId: over.workflowId ?? `agl-run-${name}`,
     uiLink: over.uiLink ?? null,
-    status: over.status ?? statusFromFiles(rows, checkpoints),
+    // The status reads the last row: the exact last values, not the last point's means.
+    status: over.status ?? statusFromFiles(rows.length ? [{ ...folded.last, step: rows[rows.length - 1]!.step! }] : [], checkpoints),
     config,
     rows,
+    folded,
     checkpoints,
     configured,
   };

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildCharts, orchestrationSeconds, runClocks } from '../../report/charts';
-import { loadRun } from '../../report/run-data';
+import { loadRun, REPORT_POINTS } from '../../report/run-data';
 import { rankRuns } from '../../report/rank-runs';
 import { renderReport } from '../../report/render-html';
 
@@ -125,4 +125,37 @@ test('bad input: a missing directory and a folder that is no run say so', () => 
   assert.throws(() => loadRun('/nonexistent/run'), /no such run directory/);
   assert.throws(() => loadRun(mkdtempSync(path.join(os.tmpdir(), 'agl-empty-'))), /not a run directory/);
   assert.throws(() => renderReport([]), /at least one run/);
+});
+
+test('a long run folds into at most REPORT_POINTS points: means per point, exact last values, steps and clock', () => {
+  const steps = REPORT_POINTS * 5 + 3; // 10,003 steps: points of 8 steps
+  const rows = Array.from({ length: steps }, (_, s) => row(s, {
+    'env/all/reward/total': s % 2, // alternates 0, 1: each point's mean is 0.5
+    'progress/done_frac': (s + 1) / steps,
+    ...(s % 1000 === 999 ? { 'test/env/all/reward/total': s / steps } : {}), // a sparse eval
+  }));
+  const run = loadRun(runDir('long', rows));
+  assert.ok(run.rows.length <= REPORT_POINTS && run.rows.length > REPORT_POINTS / 2, `${run.rows.length} points`);
+  assert.equal(run.rows[run.rows.length - 1]!.step, steps - 1, 'the last point sits at the last step');
+  const width = run.rows[1]!.step! - run.rows[0]!.step!;
+  assert.ok(run.rows.slice(0, -1).every((r) => r['env/all/reward/total'] === 0.5), 'each whole point holds the mean of its steps');
+  assert.equal(width, 8);
+  // What must stay exact: the steps logged, the last values (summary, rank, status), the clock.
+  assert.equal(run.folded!.stepsLogged, steps);
+  assert.equal(run.status, `running: ${steps} of ${steps} steps done`);
+  assert.equal(rankRuns([run])[0]!.score, 9999 / steps, 'ranked by the last eval, not a mean');
+  const clock = runClocks([run])['long']!;
+  assert.equal(clock.seconds[clock.seconds.length - 1], steps * 2, 'the clock sums every step');
+  assert.ok(renderReport([run]).includes(`<td>${steps}</td>`), 'the summary counts every step');
+  // The sparse eval is drawn at each point that holds one.
+  const reward = buildCharts([run]).find((c) => c.id === 'reward')!;
+  const ev = reward.series.find((s) => s.keys?.includes('test/env/all/reward/total'))!;
+  assert.equal(ev.values.filter((v) => v !== null).length, 10);
+});
+
+test('a run of at most REPORT_POINTS steps is drawn step by step', () => {
+  const run = loadRun(runDir('short', Array.from({ length: REPORT_POINTS }, (_, s) => row(s))));
+  assert.equal(run.rows.length, REPORT_POINTS);
+  assert.deepEqual(run.rows.map((r) => r.step), Array.from({ length: REPORT_POINTS }, (_, s) => s));
+  assert.equal(run.rows[7]!['env/all/reward/total'], 0.7);
 });
