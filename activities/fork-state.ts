@@ -47,7 +47,11 @@ export async function forkOrigin(settings: RunSettings, forkOf: { run: string; s
     seq = page[page.length - 1]!.seq;
   }
   if (!found) {
-    const has = lastStep < 0 ? 'it has no committed steps' : `its last committed step is ${lastStep}`;
+    const has = lastStep < 0
+      ? 'it has no committed steps'
+      : lastStep > forkOf.step
+        ? `its last committed step is ${lastStep}; with retainSteps, only the last steps and those a checkpoint names stay forkable`
+        : `its last committed step is ${lastStep}`;
     throw refuse(`forkOf.step: run ${parentRun} has no state after step ${forkOf.step} (${has})`);
   }
   const state = found.result.state;

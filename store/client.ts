@@ -304,7 +304,7 @@ export class StoreClient {
   }
 
   /** Removes the run's finished rollouts (attempts, spans) of batches below `beforeBatch` (retention.ts). */
-  pruneRun(run: string, beforeBatch: number, opts?: CallOptions): Promise<{ rollouts: number; spans: number; resources: number }> {
+  pruneRun(run: string, beforeBatch: number, opts?: CallOptions): Promise<{ rollouts: number; spans: number; resources: number; stepRecords: number }> {
     return this.post(`/v1/agl/runs/${encodeURIComponent(run)}/prune`, { before_batch: beforeBatch }, opts);
   }
 

@@ -1,7 +1,7 @@
 // Retention (ours): a long run's old rollouts, with their attempts, spans and queue entries, removed once trained,
-// with the resources rows its old steps published, and the database's freed pages given back to the disk while the
-// store runs. The run's own records (run-records.ts) are kept: they are small, one per step, and its files are
-// exported from them.
+// with the resources rows its old steps published and the commit records of its old steps, and the database's freed
+// pages given back to the disk while the store runs. The run's metrics, checkpoint and trace records are kept: they
+// are its log (its files are exported from them), about 1.5 KiB a step.
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { batchOfPolicyResourcesId, policyResourcesPrefix } from '../common/policy-resources-id';
@@ -17,6 +17,7 @@ export interface PruneResult {
   rollouts: number;
   spans: number;
   resources: number;
+  stepRecords: number;
 }
 
 /**
@@ -28,7 +29,7 @@ export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneRes
   if (!Number.isInteger(beforeBatch) || beforeBatch < 0) throw new BadRequestError(`Invalid before_batch: a whole number >= 0 is required, got ${JSON.stringify(beforeBatch)}`);
   const lo = `${run}/`;
   const hi = `${run}0`; // '0' follows '/': every key with the prefix sorts between lo and hi
-  const out: PruneResult = { rollouts: 0, spans: 0, resources: 0 };
+  const out: PruneResult = { rollouts: 0, spans: 0, resources: 0, stepRecords: 0 };
   for (;;) {
     const n = s.tx(() => {
       const ids = (s
@@ -47,7 +48,21 @@ export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneRes
     if (n < CHUNK) break;
   }
   out.resources = pruneResources(s, run, beforeBatch);
+  out.stepRecords = pruneStepRecords(s, run, beforeBatch);
   return out;
+}
+
+/**
+ * The commit records (kind 'step') of steps before the cut: a retried step only ever looks up its own, so old ones
+ * serve only a fork from that step, whose state the trainer has dropped by then unless a checkpoint row names it;
+ * those named stay. (Each record is 1.7 KiB, a copy of its step's metrics.)
+ */
+function pruneStepRecords(s: StoreDb, run: string, beforeBatch: number): number {
+  return s.tx(() => s.stmt(`DELETE FROM run_records WHERE run = ? AND kind = 'step' AND step < ?
+      AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.result.state.statePath') END) NOT IN (
+        SELECT json_extract(body, '$.state_path') FROM run_records
+        WHERE run = ? AND kind = 'checkpoint' AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.state_path') END) IS NOT NULL)`)
+    .run(run, beforeBatch, run).changes);
 }
 
 /**

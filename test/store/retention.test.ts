@@ -34,7 +34,7 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
   assert.equal(before.auto_vacuum, 'incremental');
 
   const res = await t.client.pruneRun('run@1', 4);
-  assert.deepEqual(res, { rollouts: 8, spans: 160, resources: 0 });
+  assert.deepEqual(res, { rollouts: 8, spans: 160, resources: 0, stepRecords: 0 });
   for (let b = 0; b < 6; b++) {
     for (let m = 0; m < 2; m++) {
       const r = await t.client.getRolloutById(ids[`${b}/${m}`]!);
@@ -46,7 +46,7 @@ test('pruning removes finished rollouts of batches before the cut, with their sp
   assert.equal((await t.client.querySpans(ids['5/0']!)).items.length, 20, 'a kept rollout keeps its spans');
   assert.ok(await t.client.getRolloutById(stillRunning), 'an unfinished rollout is kept whatever its batch');
   assert.ok(await t.client.getRolloutById(otherRun), "another run's rollout is kept");
-  assert.deepEqual(await t.client.pruneRun('run@1', 4), { rollouts: 0, spans: 0, resources: 0 }, 'idempotent');
+  assert.deepEqual(await t.client.pruneRun('run@1', 4), { rollouts: 0, spans: 0, resources: 0, stepRecords: 0 }, 'idempotent');
 
   // The freed pages are given back within a few watchdog ticks: the file shrinks by most of what was removed.
   let after = before;
@@ -67,7 +67,7 @@ test("the resources rows a run's old steps published go too, except the latest a
   // Still running under batch 1's policy: its resources stay whatever the cut.
   const running = await t.client.startRollout({ task: 1 }, { idempotencyKey: 'pol@1/train/1/0/0', resourcesId: ids('pol@1', 1), metadata: { batch: 1 } });
   await row(ids('pol@1', 6)); // the latest is a kept batch's
-  assert.deepEqual(await t.client.pruneRun('pol@1', 4), { rollouts: 0, spans: 0, resources: 4 });
+  assert.deepEqual(await t.client.pruneRun('pol@1', 4), { rollouts: 0, spans: 0, resources: 4, stepRecords: 0 });
   const left = async (id: string) => (await t.client.getResourcesById(id)) !== null;
   for (const [id, kept] of [
     [ids('pol@1', 0, 'eval'), false], [ids('pol@1', 0), false], [ids('pol@1', 1), true], [ids('pol@1', 2), false], [ids('pol@1', 3), false],
@@ -75,8 +75,30 @@ test("the resources rows a run's old steps published go too, except the latest a
   ] as const) assert.equal(await left(id), kept, `${id} ${kept ? 'kept' : 'removed'}`);
   // Once that rollout is done and its batch cut, its row goes; the latest row never does.
   await t.client.updateRollout(running.rollout_id, { status: 'succeeded' });
-  assert.deepEqual(await t.client.pruneRun('pol@1', 100), { rollouts: 1, spans: 0, resources: 3 });
+  assert.deepEqual(await t.client.pruneRun('pol@1', 100), { rollouts: 1, spans: 0, resources: 3, stepRecords: 0 });
   assert.ok(await left(ids('pol@1', 6)), 'the latest row stays');
+});
+
+test("old steps' commit records go, except those whose state a checkpoint row names; metrics and other runs' stay", async () => {
+  const state = (run: string, step: number) => `tinker://${run}/weights/${String(step).padStart(6, '0')}`;
+  const stepRecord = (run: string, step: number) => ({
+    kind: 'step' as const, step, key: state(run, step),
+    body: JSON.stringify({ parentStatePath: state(run, step), result: { state: { statePath: state(run, step + 1), step: step + 1 }, metrics: {} } }),
+  });
+  for (const run of ['rec@1', 'rec@2']) {
+    await t.client.putRunRecords(run, Array.from({ length: 10 }, (_, s) => stepRecord(run, s)));
+    await t.client.putRunRecords(run, Array.from({ length: 10 }, (_, s) => ({ kind: 'metrics' as const, step: s, key: '', body: JSON.stringify({ step: s }) })));
+  }
+  // A checkpoint after step 3 names the state step 2 made; a row with no state_path names nothing.
+  await t.client.putRunRecords('rec@1', [
+    { kind: 'checkpoint', step: 3, key: '000003', body: JSON.stringify({ name: '000003', batch: 3, state_path: state('rec@1', 3) }) },
+    { kind: 'checkpoint', step: 4, key: 'odd', body: 'not json' },
+  ]);
+  assert.deepEqual(await t.client.pruneRun('rec@1', 6), { rollouts: 0, spans: 0, resources: 0, stepRecords: 5 });
+  const steps = async (run: string) => (await t.client.runRecords(run, { kind: 'step', limit: 100 })).map((r) => r.step);
+  assert.deepEqual(await steps('rec@1'), [2, 6, 7, 8, 9]);
+  assert.deepEqual(await steps('rec@2'), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "another run's records stay");
+  assert.equal((await t.client.runRecords('rec@1', { kind: 'metrics', limit: 100 })).length, 10, 'metrics stay');
 });
 
 test('a bad cut is refused with a one-line reason', async () => {
