@@ -4,7 +4,8 @@
 // stands for the same number of consecutive steps: it sits at the last of them and holds each metric's mean over the
 // rows that logged it. What must stay exact is kept beside the points: the rows seen, the last value of each metric,
 // and the run's clock (the running sum of time/total) at each point.
-import type { Row } from './run-data';
+/** A metrics.jsonl row, numbers only (its `step` included). */
+export type Row = Record<string, number>;
 
 interface Point {
   step: number;

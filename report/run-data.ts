@@ -3,9 +3,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { forEachJsonlRow, readJsonl, runPaths } from '../records/run-files';
-import { RowBuckets, type FoldedRows } from './row-buckets';
+import { RowBuckets, type FoldedRows, type Row } from './row-buckets';
 
-export type Row = Record<string, number>;
+export type { Row };
 
 export interface Checkpoint {
   name: string;
