@@ -1,11 +1,12 @@
 // A long run at the cheapest settings, to see what grows with its length (issue 25): the smallest model
 // (local/tiny-test), one task of two rollouts a step, the trivial hello agent, no evaluation, on a whole stack
 // (Temporal dev server, store, trainer, proxy, worker, runners). Reported at steps 100, every 1,000 and N: each
-// process's resident memory, the store's database, the run's directory and the trainer's data; from Temporal's
+// process's resident memory (as it is, and with --gc also after a full garbage collection, gc-probe.ts), the
+// store's database, the run's directory and the trainer's data; from Temporal's
 // history afterwards, per window of 100 steps (100-199, 900-999, the last 100) the median orchestration time
 // (a step's wall time, its publishPolicy scheduled to its logMetrics completed, minus the time its activities
 // ran) and logMetrics time, and the history size of each continue-as-new segment.
-//   npm run bench -- soak [--steps 10000] [--retain 100] [--json FILE]
+//   npm run bench -- soak [--steps 10000] [--retain 100] [--gc] [--json FILE]
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +19,13 @@ import { startStack, type Stack } from '../../dev/stack';
 import { stopAllProcesses } from '../../common/processes';
 import { BATCH } from '../../shared/search-attributes';
 import { flag, loadAverage, quantile, writeResult } from './bench-kit';
+import { memoryAfterGc, type AfterGc } from './gc-probe';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 const args = process.argv.slice(2);
 const STEPS = flag(args, 'steps', 10_000);
 const RETAIN = flag(args, 'retain', 100);
+const GC = args.includes('--gc');
 // Every 1,000 steps too, so a long soak shows the trend of each process's memory, not only its ends.
 const MARKS = [100, ...Array.from({ length: Math.floor(STEPS / 1000) }, (_, i) => (i + 1) * 1000), STEPS].filter((m, i, a) => m <= STEPS && a.indexOf(m) === i);
 const ms = (e: Event) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
@@ -49,6 +52,16 @@ function duBytes(p: string): number {
   if (!st.isDirectory()) return st.size;
   for (const name of readdirSync(p)) total += duBytes(path.join(p, name));
   return total;
+}
+
+/** Each Node service's memory after a full GC, one at a time (they share the inspector's port). */
+async function afterGcOf(pids: Record<string, number | undefined>): Promise<Record<string, AfterGc | string>> {
+  const out: Record<string, AfterGc | string> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    if (!pid) continue;
+    out[name] = await memoryAfterGc(pid).catch((err: Error) => `not measured: ${err.message}`);
+  }
+  return out;
 }
 
 interface StepCost { orchestrationMs: number; logMetricsMs: number }
@@ -121,6 +134,7 @@ async function main(): Promise<void> {
           proxy: mib(rssBytes(s.proxy.process?.pid)), worker: mib(rssBytes(s.worker.process?.pid)), runners: mib(rssBytes(s.runners.process?.pid)),
         },
         storeDbMiB: mib(duBytes(path.join(dataDir, 'store'))), runDirMiB: mib(duBytes(logPath)), trainerDataMiB: mib(duBytes(path.join(dataDir, 'trainer'))),
+        ...(GC ? { afterGc: await afterGcOf({ store: s.store.process?.pid, trainer: s.trainer.process?.pid, proxy: s.proxy.process?.pid, worker: s.worker.process?.pid, runners: s.runners.process?.pid }) } : {}),
       };
       samples.push(sample);
       console.log(JSON.stringify(sample));
