@@ -33,7 +33,7 @@ export async function memoryAfterGc(pid: number, port = 9229, timeoutMs = 15_000
         const id = ++next;
         const timer = setTimeout(() => reject(new Error(`process ${pid}: ${method} took over ${timeoutMs} ms`)), timeoutMs);
         const onMessage = (m: WebSocket.RawData) => {
-          const msg = JSON.parse(String(m)) as { id?: number };
+          const msg = JSON.parse(String(m)) as { id?: number; result?: { result?: { value?: unknown } } };
           if (msg.id !== id) return;
           clearTimeout(timer);
           ws.off('message', onMessage);
