@@ -45,8 +45,10 @@ export async function memoryAfterGc(pid: number, port = 9229, timeoutMs = 15_000
     await call('HeapProfiler.collectGarbage');
     const r = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())' });
     const mem = JSON.parse(String(r.result?.result?.value)) as NodeJS.MemoryUsage;
-    // Closed from inside, after this answer, so the next probe finds the port free.
-    await call('Runtime.evaluate', { expression: "setTimeout(() => require('node:inspector').close(), 50); 1", includeCommandLineAPI: true });
+    // Closed from inside, after this answer, so the next probe finds the port free. `require` is the console's,
+    // there only while the expression runs (an ES module has none): taken then, not in the timer, which would
+    // throw and end the process.
+    await call('Runtime.evaluate', { expression: "(() => { const inspector = require('node:inspector'); setTimeout(() => inspector.close(), 50); return 1; })()", includeCommandLineAPI: true });
     return { rssMiB: mib(mem.rss), heapUsedMiB: mib(mem.heapUsed) };
   } finally {
     ws.close();
