@@ -77,16 +77,8 @@ export function forEachJsonlRow(file: string, visit: (row: Record<string, unknow
 
 /** Rows of a JSONL file; a torn last line (a crash mid-write) is skipped. */
 export function readJsonl(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
   const rows: Record<string, unknown>[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      rows.push(parsePyJsonLine(line) as Record<string, unknown>);
-    } catch {
-      /* torn line */
-    }
-  }
+  forEachJsonlRow(file, (row) => rows.push(row));
   return rows;
 }
 

@@ -133,27 +133,9 @@ function restCharts(runs: RunData[], drawn: Set<string>): Chart[] {
   return [...groups].map(([prefix, keys]) => chart(runs, `more-${prefix.replace(/[^a-z0-9]+/gi, '-')}`, `More: ${prefix}`, keys.map((k) => key(k))));
 }
 
-/** Seconds since each run's start at the end of each step: the running sum of its step times. */
+/** Seconds since each run's start at the end of each step: the running sum of its step times (row-buckets.ts). */
 export function runClocks(runs: RunData[]): Clocks {
-  const out: Clocks = {};
-  for (const run of runs) {
-    if (run.folded) {
-      out[run.name] = run.folded.clock;
-      continue;
-    }
-    let t = 0;
-    const steps: number[] = [];
-    const seconds: number[] = [];
-    for (const r of run.rows) {
-      const dt = r['time/total'];
-      if (dt === undefined || !Number.isFinite(dt)) continue;
-      t += dt;
-      steps.push(r.step!);
-      seconds.push(Math.round(t * 1000) / 1000);
-    }
-    out[run.name] = { steps, seconds };
-  }
-  return out;
+  return Object.fromEntries(runs.map((run) => [run.name, run.folded.clock]));
 }
 
 function boundOf(run: RunData | undefined): number | undefined {

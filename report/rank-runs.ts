@@ -10,14 +10,7 @@ export interface Ranked {
   by: 'eval' | 'train' | null;
 }
 
-const last = (run: RunData, key: string) => {
-  if (run.folded) return run.folded.last[key];
-  for (let i = run.rows.length - 1; i >= 0; i--) {
-    const v = run.rows[i]![key];
-    if (v !== undefined && Number.isFinite(v)) return v;
-  }
-  return undefined;
-};
+const last = (run: RunData, key: string): number | undefined => run.folded.last[key];
 
 export function rankRuns(runs: RunData[]): Ranked[] {
   const scored = runs.map((run, i): Ranked & { i: number } => {

@@ -23,13 +23,13 @@ function loadAssets() {
 }
 
 const num = (v: number | undefined, d = 3) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
-const lastOf = (run: RunData, key: string) => (run.folded ? run.folded.last[key] : [...run.rows].reverse().find((r) => r[key] !== undefined)?.[key]);
+const lastOf = (run: RunData, key: string): number | undefined => run.folded.last[key];
 
 function runSummary(run: RunData, rank: number | null): string {
   const c = run.config;
   const link = run.uiLink ? `<a href="${esc(run.uiLink)}">${esc(run.workflowId)}</a>` : esc(run.workflowId);
   return `<tr class="run-row">${rank === null ? '' : `<td>${rank}</td>`}<td><b>${esc(run.name)}</b></td><td>${esc(run.status)}</td><td>${link}</td><td>${esc(c.modelName ?? '-')}</td>` +
-    `<td>${esc(c.lossFn ?? '-')}${c.async ? ' (async)' : ''}</td><td>${esc(c.learningRate ?? '-')}</td><td>${run.folded?.stepsLogged ?? run.rows.length}</td>` +
+    `<td>${esc(c.lossFn ?? '-')}${c.async ? ' (async)' : ''}</td><td>${esc(c.learningRate ?? '-')}</td><td>${run.folded.stepsLogged}</td>` +
     `<td>${num(lastOf(run, 'env/all/reward/total'))}</td><td>${num(lastOf(run, 'test/env/all/reward/total'))}</td>` +
     `<td><code>${esc(run.logPath)}</code></td></tr>`;
 }

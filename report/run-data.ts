@@ -35,7 +35,7 @@ export interface RunData {
    */
   rows: Row[];
   /** What folding must not blur: the steps logged, each metric's last value, the run's clock. */
-  folded?: Omit<FoldedRows, 'rows'>;
+  folded: Omit<FoldedRows, 'rows'>;
   checkpoints: Checkpoint[];
   configured: ConfiguredAt[];
 }
