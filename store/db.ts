@@ -96,6 +96,15 @@ CREATE TABLE IF NOT EXISTS run_records (
   UNIQUE (run, kind, step, key)
 );
 CREATE INDEX IF NOT EXISTS run_records_by_seq ON run_records(run, kind, seq);
+CREATE TABLE IF NOT EXISTS step_records (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  body TEXT NOT NULL,
+  create_time REAL NOT NULL,
+  UNIQUE (run, step, key)
+);
 `;
 
 export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Database.Database {
@@ -112,6 +121,7 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   db.exec(SCHEMA);
   addCallKeys(db);
   addFairShare(db);
+  moveStepRecords(db);
   return db;
 }
 
@@ -130,4 +140,18 @@ function addCallKeys(db: Database.Database): void {
     })();
   }
   db.exec('CREATE INDEX IF NOT EXISTS spans_by_call ON spans(rollout_id, attempt_id, call_key, sequence_id) WHERE call_key IS NOT NULL');
+}
+
+/**
+ * Step commit records live in their own table (run-records.ts): retention removes them oldest first, which frees
+ * whole pages there, where in run_records each page also held metrics rows that stay. A database made before
+ * moves its step rows once (their seq is renumbered: it is only a cursor within one kind).
+ */
+function moveStepRecords(db: Database.Database): void {
+  if (!db.prepare("SELECT 1 FROM run_records WHERE kind = 'step' LIMIT 1").get()) return;
+  db.transaction(() => {
+    db.exec(`INSERT OR IGNORE INTO step_records (run, step, key, body, create_time)
+      SELECT run, step, key, body, create_time FROM run_records WHERE kind = 'step' ORDER BY seq`);
+    db.exec("DELETE FROM run_records WHERE kind = 'step'");
+  })();
 }

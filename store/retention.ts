@@ -55,10 +55,11 @@ export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneRes
 /**
  * The commit records (kind 'step') of steps before the cut: a retried step only ever looks up its own, so old ones
  * serve only a fork from that step, whose state the trainer has dropped by then unless a checkpoint row names it;
- * those named stay. (Each record is 1.7 KiB, a copy of its step's metrics.)
+ * those named stay. (Each record is 1.7 KiB, a copy of its step's metrics; in their own table, removing the oldest
+ * frees whole pages.)
  */
 function pruneStepRecords(s: StoreDb, run: string, beforeBatch: number): number {
-  return s.tx(() => s.stmt(`DELETE FROM run_records WHERE run = ? AND kind = 'step' AND step < ?
+  return s.tx(() => s.stmt(`DELETE FROM step_records WHERE run = ? AND step < ?
       AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.result.state.statePath') END) NOT IN (
         SELECT json_extract(body, '$.state_path') FROM run_records
         WHERE run = ? AND kind = 'checkpoint' AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.state_path') END) IS NOT NULL)`)

@@ -2,7 +2,7 @@
 // (local/tiny-test), one task of two rollouts a step, the trivial hello agent, no evaluation, on a whole stack
 // (Temporal dev server, store, trainer, proxy, worker, runners). Reported at steps 100, every 1,000 and N: each
 // process's resident memory (as it is, and with --gc also after a full garbage collection, gc-probe.ts), the
-// store's database, the run's directory and the trainer's data; from Temporal's
+// store's database (with its pages split into the runs' log, the rest, and free), the run's directory and the trainer's data; from Temporal's
 // history afterwards, per window of 100 steps (100-199, 900-999, the last 100) the median orchestration time
 // (a step's wall time, its publishPolicy scheduled to its logMetrics completed, minus the time its activities
 // ran) and logMetrics time, and the history size of each continue-as-new segment.
@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { startOrAttach } from '../../cli/run-commands';
@@ -52,6 +53,28 @@ function duBytes(p: string): number {
   if (!st.isDirectory()) return st.size;
   for (const name of readdirSync(p)) total += duBytes(path.join(p, name));
   return total;
+}
+
+/**
+ * The store database's pages by what they hold: the runs' log (run_records with its indexes: metrics, checkpoint,
+ * trace rows, kept whatever the retention), everything else (what retention bounds), and free pages.
+ */
+function storeBreakdown(dbFile: string): { logMiB: number; restMiB: number; freeMiB: number } | string {
+  try {
+    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare(`SELECT COALESCE(m.tbl_name, d.name) AS tbl, SUM(d.pgsize) AS bytes
+        FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY tbl`).all() as { tbl: string; bytes: number }[];
+      const log = rows.filter((r) => r.tbl === 'run_records').reduce((a, r) => a + r.bytes, 0);
+      const all = rows.reduce((a, r) => a + r.bytes, 0);
+      const free = Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+      return { logMiB: mib(log), restMiB: mib(all - log), freeMiB: mib(free) };
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    return `unreadable: ${(err as Error).message}`;
+  }
 }
 
 /** Each Node service's memory after a full GC, one at a time (they share the inspector's port). */
@@ -133,7 +156,7 @@ async function main(): Promise<void> {
           temporal: mib(rssBytes(stack.temporal.process?.pid)), store: mib(rssBytes(s.store.process?.pid)), trainer: mib(rssBytes(s.trainer.process?.pid)),
           proxy: mib(rssBytes(s.proxy.process?.pid)), worker: mib(rssBytes(s.worker.process?.pid)), runners: mib(rssBytes(s.runners.process?.pid)),
         },
-        storeDbMiB: mib(duBytes(path.join(dataDir, 'store'))), runDirMiB: mib(duBytes(logPath)), trainerDataMiB: mib(duBytes(path.join(dataDir, 'trainer'))),
+        storeDbMiB: mib(duBytes(path.join(dataDir, 'store'))), storePages: storeBreakdown(path.join(dataDir, 'store', 'store.sqlite')), runDirMiB: mib(duBytes(logPath)), trainerDataMiB: mib(duBytes(path.join(dataDir, 'trainer'))),
         ...(GC ? { afterGc: await afterGcOf({ store: s.store.process?.pid, trainer: s.trainer.process?.pid, proxy: s.proxy.process?.pid, worker: s.worker.process?.pid, runners: s.runners.process?.pid }) } : {}),
       };
       samples.push(sample);
