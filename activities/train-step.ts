@@ -70,7 +70,8 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   Object.assign(metrics, notes);
   if (settings.async) {
     // Staleness as served (the spans' policy steps), the workflow's labels checked against it.
-    const served = servedStalenessMetrics(policy.step, collectedGroups.map((g, i) => ({ served: servedSteps[i] ?? null, label: g.policyStep })));
+    const provenance = collectedGroups.map((g, i) => ({ served: servedSteps[i] ?? null, label: g.policyStep }));
+    const served = servedStalenessMetrics(policy.step, provenance, settings.async.maxStepsOffPolicy);
     Object.assign(metrics, served.metrics);
     for (const m of served.mislabelled) log.error(`batch ${batch}: a group sampled from another policy than it was started under: ${m}`);
   }

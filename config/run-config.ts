@@ -67,12 +67,18 @@ export const AsyncSchema = z.strictObject({
   /**
    * 'pace' (default): no group is discarded for staleness; sampling and steps pace themselves so none exceeds
    * maxStepsOffPolicy. 'resample': a group finished too stale is sampled again (up to 3 times) then dropped; it
-   * biases training toward fast tasks and is kept for comparison (docs/async-bench.md).
+   * biases training toward fast tasks and is kept for comparison (docs/async-bench.md). 'late' (tinker-cookbook
+   * 0.6.1): every group trained, stalest first, no step waits for a straggler; a group that comes in more than
+   * maxStepsOffPolicy behind is trained anyway (its staleness is logged), so the bound holds only while sampling
+   * keeps up.
    */
-  staleRule: z.enum(['pace', 'resample']).default('pace'),
+  staleRule: z.enum(['pace', 'resample', 'late']).default('pace'),
 }).superRefine((a, ctx) => {
   if (a.pipelineDepth !== null && a.pipelineDepth > a.maxStepsOffPolicy) {
     ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `must not be above maxStepsOffPolicy (${a.maxStepsOffPolicy}): no group may be more steps behind than that` });
+  }
+  if (a.pipelineDepth !== null && a.staleRule !== 'pace') {
+    ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `applies to staleRule 'pace' only; with '${a.staleRule}' sampling runs maxStepsOffPolicy steps ahead` });
   }
 });
 

@@ -19,9 +19,10 @@ export function oldestServedStep(steps: Iterable<unknown>): number | null {
 
 /**
  * async/staleness_{mean,max,min} of a step that updates policy `trainedStep`, from the served steps; groups whose
- * label disagrees (async/groups_mislabelled) and groups no span told about (async/groups_served_unknown).
+ * label disagrees (async/groups_mislabelled), groups no span told about (async/groups_served_unknown) and, given the
+ * run's bound, groups staler than it (async/groups_past_bound: 0 unless the run's rule trains stragglers late).
  */
-export function servedStalenessMetrics(trainedStep: number, groups: GroupProvenance[]): { metrics: Metrics; mislabelled: string[] } {
+export function servedStalenessMetrics(trainedStep: number, groups: GroupProvenance[], bound?: number): { metrics: Metrics; mislabelled: string[] } {
   const known = groups.filter((g): g is { served: number; label?: number } => g.served !== null);
   const staleness = known.map((g) => trainedStep - g.served);
   const mislabelled = groups.flatMap((g, i) => (g.label !== undefined && g.served !== null && g.label !== g.served ? [`group ${i}: labelled ${g.label}, served by ${g.served}`] : []));
@@ -29,6 +30,7 @@ export function servedStalenessMetrics(trainedStep: number, groups: GroupProvena
     'async/groups_mislabelled': mislabelled.length,
     'async/groups_served_unknown': groups.length - known.length,
   };
+  if (bound !== undefined) metrics['async/groups_past_bound'] = staleness.filter((x) => x > bound).length;
   if (staleness.length > 0) {
     metrics['async/staleness_mean'] = staleness.reduce((a, b) => a + b, 0) / staleness.length;
     metrics['async/staleness_max'] = Math.max(...staleness);

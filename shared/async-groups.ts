@@ -2,7 +2,7 @@
 // finished and counted, and the scheduler's state the workflow carries across continue-as-new. Shared by the
 // scheduler (workflows/async-scheduler.ts), the activities that sample a group and the run's own types.
 
-export type StaleRule = 'pace' | 'resample';
+export type StaleRule = 'pace' | 'resample' | 'late';
 
 export interface AsyncSettings {
   maxStepsOffPolicy: number;

@@ -11,6 +11,10 @@
 //   started and untrained; a step trains groupsPerBatch finished groups at most K behind, oldest first; a group
 //   that finished too stale is sampled again under the newest policy, at most MAX_RESAMPLES times, then dropped.
 //   It biases training toward fast tasks (#822): kept as an explicit option for comparison.
+// - 'late' (tinker-cookbook 0.6.1's released do_async_training): at most groupsPerBatch × (K + 1) groups started and
+//   untrained, every finished group trained, stalest first, and a step never waits for a group still sampling. K
+//   then bounds staleness only while sampling keeps up: a group that comes in later than K steps is trained as it
+//   is (its staleness, read from the spans, shows it). Nothing discarded, no step held back by one straggler.
 // Either way a group none of whose rollouts succeeded (or, with removeConstantRewardGroups, whose rewards are all
 // equal) frees its slot and is counted. `maxGroupsSampling` caps groups sampling at once (the run's concurrency).
 // The state is plain data, so the workflow carries it across continue-as-new.
@@ -21,7 +25,7 @@ export { MAX_RESAMPLES, groupKey, pipelineDepthOf, staleRuleOf };
 export type { AsyncSettings, FinishedGroup, GroupRef, SchedulerCounts, SchedulerState, StaleRule, StartedGroup };
 
 /** Groups started and not yet trained, at most. */
-export const capacity = (s: AsyncSettings) => s.groupsPerBatch * ((staleRuleOf(s) === 'resample' ? s.maxStepsOffPolicy : pipelineDepthOf(s)) + 1);
+export const capacity = (s: AsyncSettings) => s.groupsPerBatch * ((staleRuleOf(s) === 'pace' ? pipelineDepthOf(s) : s.maxStepsOffPolicy) + 1);
 
 /** Stalest first: the oldest policy, then the order they finished. */
 const stalestFirst = (a: FinishedGroup, b: FinishedGroup) => a.policyStep - b.policyStep || a.order - b.order;
@@ -96,7 +100,7 @@ export class AsyncScheduler {
     if (this.freeSlots() <= 0 || !this.hasWork()) return false;
     const cap = this.settings.maxGroupsSampling;
     if (cap !== undefined && this.state.inFlight.length >= Math.max(1, cap)) return false;
-    return staleRuleOf(this.settings) === 'resample' || this.paceAllows(policyStep);
+    return staleRuleOf(this.settings) !== 'pace' || this.paceAllows(policyStep);
   }
 
   /** Takes free slots for the groups to start now under `policyStep`, sent-back tasks first. */
@@ -165,7 +169,7 @@ export class AsyncScheduler {
     const batch = this.eligible(currentStep).slice(0, n);
     const last = !this.hasWork() && this.state.inFlight.length === 0;
     if (batch.length === 0 || (batch.length < n && !last)) return null;
-    if (last || staleRuleOf(this.settings) === 'resample') return batch;
+    if (last || staleRuleOf(this.settings) !== 'pace') return batch;
     // 'pace': the stalest groups that could ever be taken (none still sampling is older)...
     const newest = Math.max(...batch.map((b) => b.policyStep));
     if (this.state.inFlight.every((g) => g.policyStep >= newest)) return batch;

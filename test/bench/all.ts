@@ -18,7 +18,7 @@ export const PLAN: { id: string; bench: string; args: string[] }[] = [
   { id: 'history-growth', bench: 'history-growth', args: [] },
   { id: 'orchestration', bench: 'orchestration', args: [] },
   { id: 'first-start', bench: 'first-start', args: ['--full'] },
-  // The longest (about 1.5 h on a quiet 2-core machine): writes docs/async-bench.md itself.
+  // The longest (about 2 h on a quiet 2-core machine): writes docs/async-bench.md itself.
   { id: 'async', bench: 'async', args: [] },
 ];
 

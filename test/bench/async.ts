@@ -1,7 +1,8 @@
 // `npm run bench -- async`: synchronous against async off-policy training of the hello task with a long-tail agent
 // (hello-longtail: a seeded log-normal delay per rollout, p99 = 10 x median), with equal arms: each comparison runs
 // the same loss in both modes (ppo/ppo and importance_sampling/importance_sampling), for three tail shapes (median
-// 0.3 s, 1 s, 2 s), and the async side under both staleness rules ('pace', the default, and 'resample'). One stack
+// 0.3 s, 1 s, 2 s), and the async side under each staleness rule ('pace', the default; 'resample'; 'late', the
+// cookbook 0.6.1 rule that trains stragglers past the bound rather than wait or resample). One stack
 // per tail shape (Temporal dev server, store, local trainer, proxy, worker, runners), the runs one after the other.
 // Every figure is aggregated the same way for every arm: the wall time until the train reward reaches the target (a
 // running mean over the last --window steps), the steps taken, the trainer idle fraction as
@@ -12,7 +13,7 @@
 // too stale). It writes docs/async-bench.md and ends with `async speedup to reward 0.8: <ratio>x` (2 s median,
 // ppo/ppo, pace).
 //
-//   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample]
+//   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample,late]
 //                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
 //                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
 //                          [--verbose]
@@ -21,8 +22,8 @@
 // distinct run names, the arm's loss and, by default, no evaluation. Its 320 tasks make 20 steps per epoch: --steps
 // above 20 adds epochs. Each run is stopped (the step in flight finishes) once it reaches the target, unless --full.
 // The async runs add `"async": {"maxStepsOffPolicy": 1, "groupsPerBatch": 16, "staleRule": <rule>}`. The base model is
-// built once and cached under .data/bench/, so no run pays for it. The whole matrix is 18 runs: about an hour and a
-// half on a quiet 2-core machine; `--medians 300 --losses ppo --steps 4 --target 0` is a smoke run of a few minutes.
+// built once and cached under .data/bench/, so no run pays for it. The whole matrix is 24 runs: about two hours
+// on a quiet 2-core machine; `--medians 300 --losses ppo --steps 4 --target 0` is a smoke run of a few minutes.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -52,7 +53,7 @@ const { values: v } = parseArgs({
   options: {
     medians: { type: 'string', default: '300,1000,2000' },
     losses: { type: 'string', default: 'ppo,importance_sampling' },
-    rules: { type: 'string', default: 'pace,resample' },
+    rules: { type: 'string', default: 'pace,resample,late' },
     steps: { type: 'string', default: '40' },
     full: { type: 'boolean', default: false },
     runners: { type: 'string', default: '64' },
@@ -90,7 +91,7 @@ const MEDIANS = list('medians', null).map((x) => {
   return ms;
 });
 const LOSSES = list('losses', ['ppo', 'importance_sampling', 'cispo', 'dro'] as const);
-const RULES = list('rules', ['pace', 'resample'] as const);
+const RULES = list('rules', ['pace', 'resample', 'late'] as const);
 const STEPS = num('steps', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const TARGET = num('target', Number.isFinite, 'a number');
@@ -119,7 +120,7 @@ interface Arm {
   medianMs: number;
   loss: string;
   mode: Mode;
-  rule?: 'pace' | 'resample';
+  rule?: (typeof RULES)[number];
 }
 const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}`);
 
@@ -335,6 +336,8 @@ export interface ArmFigures {
   stalenessMax: number | null;
   /** Async: groups sent back or dropped as stale / groups started. */
   wastedFrac: number | null;
+  /** Async: trained groups served from further behind than maxStepsOffPolicy (the spans) / groups trained. */
+  pastBoundFrac: number | null;
   /**
    * Async: of the slow groups (top 10 % slowest first sample among the groups the run got to) whose task was
    * trained, the share trained as first sampled rather than resampled.
@@ -366,6 +369,8 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
     if (c && c.started > 0) wastedFrac = ((c.resampled ?? 0) + (c.droppedStale ?? 0)) / c.started;
   }
   const stale = pts.map((p) => numberOf(p.row, 'async/staleness_max')).filter((x): x is number => x !== null);
+  const colSum = (k: string) => pts.reduce((a, p) => a + (numberOf(p.row, k) ?? 0), 0);
+  const trainedGroups = colSum('async/groups_trained');
   return {
     medianMs: r.arm.medianMs,
     loss: r.arm.loss,
@@ -382,6 +387,7 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
     stalenessMean: colMean('async/staleness_mean'),
     stalenessMax: stale.length ? Math.max(...stale) : null,
     wastedFrac,
+    pastBoundFrac: r.mode === 'async' && trainedGroups > 0 ? colSum('async/groups_past_bound') / trainedGroups : null,
     slowTrainedFrac,
   };
 }
@@ -414,15 +420,15 @@ function speedup(all: ArmFigures[], a: ArmFigures): number | null {
 
 function table(all: ArmFigures[]): string[] {
   const lines = [
-    `| median | loss | arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | rollouts wasted | slow groups trained as sampled |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| median | loss | arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | groups past K | rollouts wasted | slow groups trained as sampled |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const a of all) {
     const sp = a.arm === 'sync' ? null : speedup(all, a);
     lines.push(
       `| ${a.medianMs / 1000} s | ${a.loss} | ${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.ideal)} | ` +
         `${sp === null ? '-' : `${sp.toFixed(2)}x`} | ${fx(a.secondsPerStep, 2)} (${fx(a.trainSecondsPerStep, 2)}) | ${fx(a.idleFrac, 2)} | ${fx(a.finalReward, 2)} | ` +
-        `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} |`,
+        `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.pastBoundFrac)} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} |`,
     );
   }
   return lines;
@@ -439,6 +445,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
       `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
+      ' groups past K = trained groups served from more than maxStepsOffPolicy steps behind / groups trained (only `late` allows any);' +
       ' rollouts wasted = groups sent back or dropped as stale / groups started; slow groups = the 10 % of the dataset groups the run reached whose slowest' +
       ' first-sample rollout waits longest: of those whose task was trained, the share trained as first sampled (not sent back and sampled again).',
     '',

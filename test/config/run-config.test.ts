@@ -139,7 +139,11 @@ test('async: null by default; the cookbook\'s AsyncConfig fields, checked', () =
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, pipelineDepth: 2 } }), [
     'async.pipelineDepth: must not be above maxStepsOffPolicy (1): no group may be more steps behind than that',
   ]);
-  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, staleRule: 'drop' } }).join('\n'), /^async\.staleRule: .*"pace"\|"resample"/m);
+  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, staleRule: 'drop' } }).join('\n'), /^async\.staleRule: .*"pace"\|"resample"\|"late"/m);
+  assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 2, groupsPerBatch: 4, pipelineDepth: 1, staleRule: 'late' } }), [
+    "async.pipelineDepth: applies to staleRule 'pace' only; with 'late' sampling runs maxStepsOffPolicy steps ahead",
+  ]);
+  assert.equal(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 2, groupsPerBatch: 4, staleRule: 'late' } }).async!.staleRule, 'late');
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: -1, groupsPerBatch: 0 } }), [
     'async.maxStepsOffPolicy: Too small: expected number to be >=0',
     'async.groupsPerBatch: Too small: expected number to be >=1',

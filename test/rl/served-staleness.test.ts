@@ -19,3 +19,10 @@ test('a group is as stale as its stalest turn; labels that disagree with the spa
   });
   assert.deepEqual(mislabelled, ['group 1: labelled 4, served by 3']);
 });
+
+test('given the bound, the groups served from further behind than it are counted', () => {
+  const groups = [{ served: 1 }, { served: 3 }, { served: 4 }, { served: null }];
+  assert.equal(servedStalenessMetrics(5, groups, 1).metrics['async/groups_past_bound'], 2, 'staleness 4 and 2 exceed 1');
+  assert.equal(servedStalenessMetrics(5, groups, 4).metrics['async/groups_past_bound'], 0);
+  assert.equal(servedStalenessMetrics(5, groups).metrics['async/groups_past_bound'], undefined, 'no bound, no count');
+});

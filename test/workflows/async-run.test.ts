@@ -99,6 +99,19 @@ test('no step waits for the slowest group; staleness bounded; every group once; 
   assert.ok(rec.checkpoints.some((c) => c.name === '000002'));
 });
 
+test("staleRule 'late' (cookbook 0.6.1): steps go on past a straggler's deadline, which is trained late, every group once", async () => {
+  // Group 1 takes 3 s, the rest 150 ms: pace would hold step 1 for it (due there at K = 1); 'late' does not.
+  const rec = newRecorder((g, r) => (g === 1 && r === 0 ? 3_000 : 150));
+  await withWorker(rec, (taskQueue) =>
+    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, async: { maxStepsOffPolicy: 1, groupsPerBatch: 2, staleRule: 'late' } }) }] }),
+  );
+  checkTrainedOnce(rec, Infinity);
+  const at = rec.steps!.find((s) => s.groups.some((g) => g.key.startsWith('g1r')))!;
+  const g1 = at.groups.find((g) => g.key.startsWith('g1r'))!;
+  assert.ok(at.policyStep - g1.policyStep > 1, `group 1 trained at staleness ${at.policyStep - g1.policyStep}, past K = 1: the steps before did not wait`);
+  assert.equal(g1.key, 'g1r0', 'trained as first sampled, not resampled');
+});
+
 test('a group finishing while the new policy is published starts no group under a policy it will not sample from', async () => {
   // Each train publish takes 1 s while groups take 100 ms: groups finish during every publish. Before the fix their
   // freed slots started groups labelled with the new step that sampled from the old policy (served staleness K+1).

@@ -42,7 +42,8 @@ function simulate(cfg: AsyncSettings, totalGroups: number, r: () => number, fail
       const batch = sched.takeBatch(step)!;
       assert.ok(batch.length > 0 && batch.length <= cfg.groupsPerBatch);
       const st = stalenessOf(batch, step);
-      assert.ok(st.max <= cfg.maxStepsOffPolicy, `staleness ${st.max} within ${cfg.maxStepsOffPolicy}`);
+      // 'late' trains a straggler whatever its staleness (the bound holds only while sampling keeps up).
+      if (cfg.staleRule !== 'late') assert.ok(st.max <= cfg.maxStepsOffPolicy, `staleness ${st.max} within ${cfg.maxStepsOffPolicy}`);
       maxStaleness = Math.max(maxStaleness, st.max);
       for (const g of batch) {
         trainedOnce.set(g.g, (trainedOnce.get(g.g) ?? 0) + 1);
@@ -99,15 +100,15 @@ test('random event orders: bound, staleness, at most once, none lost, the run en
       fc.integer(),
       fc.constantFrom(0, 0.05, 0.3),
       fc.boolean(),
-      fc.constantFrom('pace' as const, 'resample' as const),
+      fc.constantFrom('pace' as const, 'resample' as const, 'late' as const),
       fc.integer({ min: 0, max: 4 }),
       fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
       (k, gpb, total, seed, failRate, roundTrip, staleRule, depth, maxGroupsSampling) => {
-        const pipelineDepth = Math.min(depth, k);
+        const pipelineDepth = staleRule === 'pace' ? Math.min(depth, k) : undefined;
         const sim = simulate({ maxStepsOffPolicy: k, groupsPerBatch: gpb, staleRule, pipelineDepth, maxGroupsSampling }, total, rng(seed), failRate, roundTrip);
         for (const [g, n] of sim.trainedOnce) assert.equal(n, 1, `group ${g} trained once`);
         // Pacing never discards: every group that did not fail is trained.
-        if (staleRule === 'pace') assert.ok(![...sim.outcomes.values()].includes('dropped'), 'pace drops nothing');
+        if (staleRule !== 'resample') assert.ok(![...sim.outcomes.values()].includes('dropped'), `${staleRule} drops nothing`);
         // Only the last step may be smaller than groupsPerBatch.
         sim.stepSizes.slice(0, -1).forEach((n) => assert.equal(n, gpb));
       },
@@ -117,7 +118,7 @@ test('random event orders: bound, staleness, at most once, none lost, the run en
 });
 
 test('maxStepsOffPolicy 0 is on-policy: every step trains groups of the policy it updates', () => {
-  for (const staleRule of ['pace', 'resample'] as const) {
+  for (const staleRule of ['pace', 'resample', 'late'] as const) {
     const sim = simulate({ maxStepsOffPolicy: 0, groupsPerBatch: 3, staleRule }, 30, rng(7), 0, false);
     assert.equal(sim.maxStaleness, 0);
     assert.deepEqual(sim.stepSizes, Array(10).fill(3));
@@ -164,6 +165,27 @@ test('pace: with a slow group holding its deadline, sampling pauses though slots
   assert.equal(sched.batchReady(2), false, 'step 2 waits for group 0, due now');
   sched.finish(slow!, { taskIndex: 0, rolloutIds: ['s'], statuses: ['succeeded'] }, 2);
   assert.deepEqual(sched.takeBatch(2)!.map((g) => [g.g, 2 - g.policyStep]), [[0, 2]], 'trained at staleness K, not dropped');
+});
+
+test('late: a step never waits for a straggler, which is trained when it comes in, stalest first, past K', () => {
+  // K = 1, 1 group a step: 2 slots. Group 0 is slow; the others finish at once.
+  const sched = new AsyncScheduler({ maxStepsOffPolicy: 1, groupsPerBatch: 1, staleRule: 'late' }, initialSchedulerState(10));
+  const [slow, a] = sched.startGroups(0, 'res-0');
+  assert.equal(sched.startGroups(0, 'res-0').length, 0, 'cap = 1 x (1 + 1)');
+  const done = (g: typeof a, step: number) => sched.finish(g!, { taskIndex: g!.g, rolloutIds: [`r${g!.g}`], statuses: ['succeeded'] }, step);
+  done(a, 0);
+  let step = 0;
+  for (; step < 3; step++) {
+    // Pace would hold step 1 for group 0 (due at step 1); 'late' trains whatever has finished.
+    assert.equal(sched.batchReady(step), true, `step ${step} does not wait for the straggler`);
+    assert.notEqual(sched.takeBatch(step)![0]!.g, slow!.g);
+    sched.trained(step + 1);
+    done(sched.startGroups(step + 1, `res-${step + 1}`)[0], step + 1);
+  }
+  done(slow, step);
+  const batch = sched.takeBatch(step)!;
+  assert.deepEqual(batch.map((g) => [g.g, step - g.policyStep]), [[0, 3]], 'the straggler first, at staleness 3 > K');
+  assert.equal(sched.state.counts.resampled + sched.state.counts.droppedStale, 0, 'nothing discarded');
 });
 
 test('maxGroupsSampling caps the groups sampling at once', () => {
