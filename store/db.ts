@@ -117,6 +117,9 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   void sync; // both modes commit with NORMAL; 'full' differs only by the server's group fsync
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // better-sqlite3 opens with a 16 MiB page cache: a long run's growing log filled it, +16 MiB of resident memory
+  // over 6,000 steps (docs/benchmarks.md). The rows a run reads and writes are its recent ones; 4 MiB holds them.
+  db.pragma('cache_size = -4000');
   db.pragma('foreign_keys = OFF');
   db.exec(SCHEMA);
   addCallKeys(db);
