@@ -51,7 +51,13 @@ function duBytes(p: string): number {
     return 0;
   }
   if (!st.isDirectory()) return st.size;
-  for (const name of readdirSync(p)) total += duBytes(path.join(p, name));
+  let names: string[];
+  try {
+    names = readdirSync(p);
+  } catch {
+    return 0; // gone since the stat (a lock directory released meanwhile)
+  }
+  for (const name of names) total += duBytes(path.join(p, name));
   return total;
 }
 
