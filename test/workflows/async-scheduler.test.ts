@@ -107,7 +107,7 @@ test('random event orders: bound, staleness, at most once, none lost, the run en
         const pipelineDepth = staleRule === 'pace' ? Math.min(depth, k) : undefined;
         const sim = simulate({ maxStepsOffPolicy: k, groupsPerBatch: gpb, staleRule, pipelineDepth, maxGroupsSampling }, total, rng(seed), failRate, roundTrip);
         for (const [g, n] of sim.trainedOnce) assert.equal(n, 1, `group ${g} trained once`);
-        // Pacing never discards: every group that did not fail is trained.
+        // Only resample discards: under pace and late every group that did not fail is trained.
         if (staleRule !== 'resample') assert.ok(![...sim.outcomes.values()].includes('dropped'), `${staleRule} drops nothing`);
         // Only the last step may be smaller than groupsPerBatch.
         sim.stepSizes.slice(0, -1).forEach((n) => assert.equal(n, gpb));
