@@ -86,11 +86,13 @@ const messagesNear = nearValid({ model: 'm', max_tokens: 8, messages: [{ role: '
 const completionsNear = nearValid({ prompt: 'hi', max_tokens: 8 }, ['prompt', 'max_tokens', 'n', 'stop', 'temperature', 'top_p', 'top_k', 'seed', 'stream', 'logprobs', 'best_of'],
   fc.record({ prompt: fc.array(fc.integer({ min: -5, max: 300 }), { minLength: 1, maxLength: 6 }) }));
 
+/** Three in four bodies near a valid one: fully random bodies mostly stop at the first check, and the fuzz must also reach sampling. */
+const nearMostly = (random: fc.Arbitrary<unknown>, near: fc.Arbitrary<unknown>) => fc.oneof({ weight: 1, arbitrary: random }, { weight: 3, arbitrary: near });
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const cases: [string, string, fc.Arbitrary<unknown>, boolean][] = [
-  ['Responses', '/v1/responses', fc.oneof(responsesBody, responsesNear), false],
-  ['Messages', '/v1/messages', fc.oneof(messagesBody, messagesNear), true],
-  ['Completions', '/v1/completions', fc.oneof(completionsBody, completionsNear), false],
+  ['Responses', '/v1/responses', nearMostly(responsesBody, responsesNear), false],
+  ['Messages', '/v1/messages', nearMostly(messagesBody, messagesNear), true],
+  ['Completions', '/v1/completions', nearMostly(completionsBody, completionsNear), false],
 ];
 /** How often each API answered 200 (a fuzz that only ever reaches the first check would prove little). */
 const served: Record<string, number> = {};
@@ -103,7 +105,9 @@ test('agent APIs: hostile bodies never get a 5xx, errors are in each API’s for
       answered(a, anthropic, `${name} ${JSON.stringify(b).slice(0, 300)}`);
       if (a.status === 200) served[name] = (served[name] ?? 0) + 1;
     });
-    if (!(served[name]! > 10)) throw new Error(`${name}: only ${served[name] ?? 0} of 250 bodies were served; the fuzz does not reach sampling`);
+    console.log(`# ${name}: ${served[name] ?? 0} of 250 bodies served`);
+    // 14-29 of 250 for Messages over 16 seeds (the fewest of the three); 5 leaves room for any seed, 0 is the failure this catches.
+    if (!((served[name] ?? 0) >= 5)) throw new Error(`${name}: only ${served[name] ?? 0} of 250 bodies were served; the fuzz does not reach sampling`);
     answered(await send(roleColon.proxy.url, 'POST', path, JSON_HEADERS, '{nope'), anthropic, `${name} invalid JSON`);
   }
   const ok = await send(roleColon.proxy.url, 'POST', '/v1/responses', JSON_HEADERS, JSON.stringify({ input: 'still there?' }));
