@@ -26,6 +26,10 @@ before(async () => {
   env = await startTestTemporal([
     '--dynamic-config-value', 'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
     '--dynamic-config-value', 'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
+    // One partition per task queue: the new routing is then known where tasks are matched as soon as it is written
+    // (with the default 4, the other partitions learn it by long poll, and a busy CI machine saw a step go by first).
+    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
   ]);
   cli = (await provisionTemporalCli(() => {})).path;
 });
@@ -50,6 +54,21 @@ async function setCurrent(deployment: string, buildId: string): Promise<void> {
       if (Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+}
+
+/**
+ * set-current-version returns before the new routing reaches the task queue's partitions; until it has, a workflow
+ * task may still be told nothing changed (CI saw the run train one more step on A). The server reports when it is done.
+ */
+async function routingPropagated(deployment: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { workerDeploymentInfo } = await env!.client.workflowService.describeWorkerDeployment({ namespace: 'default', deploymentName: deployment });
+    const state = workerDeploymentInfo?.routingConfigUpdateState;
+    if (state === 2) return; // RoutingConfigUpdateState: 2 = COMPLETED
+    if (Date.now() > deadline) throw new Error(`the routing of ${deployment} did not propagate in 30 s (state ${state})`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -95,6 +114,7 @@ test('a run started on build A moves to build B at its next step boundary once B
     await held.reached(1);
     b = await startWorker(taskQueue, deployment, 'B', recB, numBatches);
     await setCurrent(deployment, 'B');
+    await routingPropagated(deployment);
     const described = JSON.parse(await temporalCli(['worker', 'deployment', 'describe', '--name', deployment, '-o', 'json']));
     assert.equal(described.routingConfig?.currentVersionBuildID, 'B', `B is current: ${JSON.stringify(described)}`);
     held.release(1);
