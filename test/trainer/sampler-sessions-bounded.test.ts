@@ -1,14 +1,15 @@
 // A run makes a sampling session on a new sampler checkpoint every step (issue 25). Those sessions must not outlive
 // their checkpoints: once a checkpoint expires (the sweeper) or is deleted (REST), the sessions on it are forgotten in
 // memory and in sampling-sessions.jsonl, so neither grows with the run's length; a restarted trainer restores only
-// the sessions whose checkpoints remain. Expiry is driven by moving a checkpoint's expires_at into the past.
+// the sessions whose checkpoints remain. Expiry is driven with the sweeper's clock in hand: steps 0 and 1 are saved to
+// live an hour, the others two, and the sweep runs as if an hour and a half had passed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ServiceClient } from '../../tinker';
-import type { TrainerServer } from '../../trainer/server/server';
 import { parseTinkerPath } from '../../trainer/server/checkpoints';
+import { trainerNow } from '../../trainer/server/clock';
 import { TEST_MODEL, startTestTrainer, tempDir } from '../tinker/helpers';
 
 const sessionLines = (dataDir: string) => readFileSync(path.join(dataDir, 'sampling-sessions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { sampling_session_id: string; model_path: string });
@@ -17,12 +18,6 @@ async function samplerStatus(url: string, id: string): Promise<number> {
   const res = await fetch(`${url}/api/v1/samplers/${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(5000) });
   await res.arrayBuffer();
   return res.status;
-}
-
-function expireNow(trainer: TrainerServer, tinkerPath: string): void {
-  const file = path.join(trainer.service.checkpoints.dir(parseTinkerPath(tinkerPath)), 'checkpoint.json');
-  const meta = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  writeFileSync(file, JSON.stringify({ ...meta, expires_at: new Date(Date.now() - 1000).toISOString() }));
 }
 
 test('sampling sessions go with their checkpoints: expired, deleted, and after a restart', async () => {
@@ -34,16 +29,14 @@ test('sampling sessions go with their checkpoints: expired, deleted, and after a
     const paths: string[] = [];
     const ids: string[] = [];
     for (let step = 0; step < 4; step++) {
-      const p = await tc.saveWeightsForSampler(`step-${step}`, { ttlSeconds: 3600 });
+      const p = await tc.saveWeightsForSampler(`step-${step}`, { ttlSeconds: step < 2 ? 3600 : 7200 });
       paths.push(p);
       ids.push((await sc.createSamplingClient({ modelPath: p })).samplingSessionId);
     }
     assert.deepEqual(sessionLines(dir).map((r) => r.model_path), paths);
 
     // Steps 0 and 1 expire: the sweep removes them and the sessions on them.
-    expireNow(trainer, paths[0]!);
-    expireNow(trainer, paths[1]!);
-    await trainer.service.sweepExpired();
+    await trainer.service.sweepExpired(trainerNow() + 5_400_000);
     assert.deepEqual(await Promise.all(ids.map((id) => samplerStatus(trainer.url, id))), [404, 404, 200, 200]);
     assert.deepEqual(sessionLines(dir).map((r) => r.sampling_session_id), ids.slice(2));
 

@@ -16,6 +16,9 @@ export interface SamplingSession {
 
 export class SamplerRegistry {
   private readonly sessions = new Map<string, SamplingSession>();
+  /** The sessions holding weights, least recently used first (Map order): eviction looks only at these, not at
+   *  every session of the last hour. */
+  private readonly loaded = new Map<string, SamplingSession>();
 
   constructor(
     private readonly engine: Engine,
@@ -29,6 +32,7 @@ export class SamplerRegistry {
 
   delete(id: string): void {
     this.sessions.delete(id);
+    this.loaded.delete(id);
   }
 
   /** A session on a saved checkpoint (sampler or training weights) or on a base model; nothing loads yet. */
@@ -47,7 +51,7 @@ export class SamplerRegistry {
     const gone: string[] = [];
     for (const [id, s] of this.sessions) {
       if (s.modelPath === undefined || !paths.has(s.modelPath)) continue;
-      this.sessions.delete(id);
+      this.delete(id);
       gone.push(id);
     }
     return gone;
@@ -55,12 +59,11 @@ export class SamplerRegistry {
 
   /** Drops the in-memory snapshots whose ids start with `prefix` (an expired session's). */
   dropEphemeral(prefix: string): void {
-    for (const [id, s] of this.sessions) if (id.startsWith(prefix) && !s.load) this.sessions.delete(id);
+    for (const [id, s] of this.sessions) if (id.startsWith(prefix) && !s.load) this.delete(id);
   }
 
   /** Registers the session and returns its weights, loading them if needed. */
   weightsOf(session: SamplingSession): Promise<FrozenWeights> {
-    this.sessions.delete(session.id); // re-insert: Map order is the LRU order
     this.sessions.set(session.id, session);
     if (!session.weights) {
       const loading = session.load!();
@@ -69,12 +72,16 @@ export class SamplerRegistry {
       });
       session.weights = loading;
     }
-    const loaded = [...this.sessions.values()].filter((x) => x.weights);
-    for (const old of loaded.slice(0, Math.max(0, loaded.length - this.maxLoaded))) {
+    const weights = session.weights;
+    this.loaded.delete(session.id); // re-insert: Map order is the LRU order
+    this.loaded.set(session.id, session);
+    for (const [id, old] of this.loaded) {
+      if (this.loaded.size <= this.maxLoaded) break;
+      this.loaded.delete(id);
       if (old.load) old.weights = undefined;
-      else this.sessions.delete(old.id);
+      else this.sessions.delete(id);
     }
-    return session.weights;
+    return weights;
   }
 
   /** Re-registers the sampling sessions of an earlier life that were backed by a path or a base model. */

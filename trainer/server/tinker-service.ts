@@ -12,6 +12,7 @@ import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import { Sessions } from './sessions';
 import { diskUseReader, type TrainerDiskUse } from './disk-use';
+import { trainerNow } from './clock';
 import { CheckpointRest, expiry, ttlOf } from './checkpoint-rest';
 import {
   adamFromWire,
@@ -95,8 +96,8 @@ export class TinkerService {
   }
 
   /** Deletes the checkpoints past their expiry, and the sampling sessions on them (else one is kept per step for ever). */
-  async sweepExpired(): Promise<void> {
-    await this.forgetSamplersOn(await this.checkpoints.sweepExpired());
+  async sweepExpired(now = trainerNow()): Promise<void> {
+    await this.forgetSamplersOn(await this.checkpoints.sweepExpired(now));
   }
 
   /** DELETE of a checkpoint (REST route): the sampling sessions on it go with it. */
