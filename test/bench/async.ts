@@ -15,6 +15,7 @@
 //
 //   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample,late]
 //                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
+//                          [--pipeline-depth N] (pace only; default: the run's, min(1, K))
 //                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
 //                          [--verbose]
 //
@@ -60,6 +61,7 @@ const { values: v } = parseArgs({
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
     'max-off-policy': { type: 'string', default: '1' },
+    'pipeline-depth': { type: 'string' },
     'eval-every': { type: 'string', default: '0' },
     'timeout-min': { type: 'string', default: '15' },
     out: { type: 'string', default: 'docs/async-bench.md' },
@@ -97,6 +99,8 @@ const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive
 const TARGET = num('target', Number.isFinite, 'a number');
 const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
+/** pace's pipelineDepth; unset = the run config's default. */
+const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
 const EVAL_EVERY = num('eval-every', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 const TIMEOUT_MS = num('timeout-min', (x) => x > 0, 'a positive number') * 60_000;
 /** The arm the last line reports: the 2 s median, ppo in both modes, the default rule. */
@@ -177,7 +181,7 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     // The same loss in both modes: the comparison is of the loops, not of the losses.
     lossFn: arm.loss as RunConfigInput['lossFn'],
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
-    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule } } : {}),
+    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
 }
 
@@ -442,7 +446,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
     `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, up to ${STEPS} steps` +
-      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},` +
+      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},${PIPELINE_DEPTH === null ? '' : ` \`pipelineDepth\` ${PIPELINE_DEPTH} (pace),`}` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
       ' groups past K = trained groups served from more than maxStepsOffPolicy steps behind / groups trained (only `late` allows any);' +
