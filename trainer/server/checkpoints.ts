@@ -73,13 +73,8 @@ export class CheckpointStore {
   }
 
   exists(p: TinkerPath, now = trainerNow()): boolean {
-    const file = path.join(this.dir(p), 'checkpoint.json');
-    if (!existsSync(file)) return false;
-    try {
-      return !expired(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>, now);
-    } catch {
-      return false; // removed under us
-    }
+    const at = this.expiryOnDisk(p);
+    return at !== undefined && (at === null || at > now);
   }
 
   /** Sets the expiry `ttlSeconds` from now, or removes it (null). */
@@ -103,10 +98,12 @@ export class CheckpointStore {
       if (at > now) continue;
       const p = parseTinkerPath(uri);
       const onDisk = this.expiryOnDisk(p);
-      if (onDisk === undefined || onDisk === null || onDisk > now) {
-        // Removed, kept for good, or given more time since this entry was written.
-        if (onDisk === undefined || onDisk === null) this.expiries.delete(uri);
-        else this.expiries.set(uri, onDisk);
+      if (onDisk === undefined || onDisk === null) {
+        this.expiries.delete(uri); // removed, or kept for good, since this entry was written
+        continue;
+      }
+      if (onDisk > now) {
+        this.expiries.set(uri, onDisk); // given more time
         continue;
       }
       await this.remove(p);
@@ -137,11 +134,12 @@ export class CheckpointStore {
     else this.expiries.set(formatTinkerPath(p), at);
   }
 
-  /** The expiry in a checkpoint's file: ms, null when it has none, undefined when the checkpoint is gone. */
+  /** The expiry in a checkpoint's file: ms, null when it has none, undefined when the checkpoint is gone (or going). */
   private expiryOnDisk(p: TinkerPath): number | null | undefined {
     try {
       const meta = JSON.parse(readFileSync(path.join(this.dir(p), 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
-      return typeof meta.expires_at === 'string' ? Date.parse(meta.expires_at) : null;
+      const at = typeof meta.expires_at === 'string' ? Date.parse(meta.expires_at) : NaN;
+      return Number.isNaN(at) ? null : at; // an unreadable date never expires, as expired() reads it
     } catch {
       return undefined;
     }
