@@ -35,6 +35,9 @@ test('npm start --runners 0 trains with Python Agent-lightning 0.3 runners; star
       );
     }
     await start.waitFor(/\| batch 1\/20 \|/); // batch 0 is trained
+    // Read now: once the run stops, npm start takes its store down and Agent-lightning's runners log a
+    // traceback for every heartbeat that cannot reach it, which is theirs to report, not a fault here.
+    const whileServed = runners.map((r) => r.output()).join('\n');
     const stopped = await client(['stop', RUN, '--address', temporal!]);
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.equal(await start.proc.exited, 0, start.proc.output().slice(-3000));
@@ -43,7 +46,7 @@ test('npm start --runners 0 trains with Python Agent-lightning 0.3 runners; star
     const first = JSON.parse(readFileSync(path.join(data, 'runs', RUN, 'metrics.jsonl'), 'utf8').split('\n')[0]!);
     assert.equal(first['env/all/by_group/frac_status_succeeded'], 1, 'the Python runners finished every rollout of batch 0');
     assert.ok(first['env/all/total_ac_tokens'] > 0, 'their calls through the proxy were trained on');
-    assert.doesNotMatch(runners.map((r) => r.output()).join('\n'), /Traceback/);
+    assert.doesNotMatch(whileServed, /Traceback/);
   } finally {
     for (const r of runners) await r.stop(2000);
     await start.proc.stop(15_000); // SIGTERM first: npm start then stops its stack (a SIGKILL would leave it running)
