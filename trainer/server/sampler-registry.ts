@@ -11,7 +11,8 @@ export interface SamplingSession {
   modelPath?: string;
   /** Loaded weights; path- and base-backed sessions may drop them and reload, ephemeral ones cannot. */
   weights?: Promise<FrozenWeights>;
-  load?: () => Promise<FrozenWeights>;
+  /** An in-memory snapshot: nothing to reload its weights from. */
+  ephemeral?: true;
 }
 
 export class SamplerRegistry {
@@ -35,15 +36,15 @@ export class SamplerRegistry {
     this.loaded.delete(id);
   }
 
-  /** A session on a saved checkpoint (sampler or training weights) or on a base model; nothing loads yet. */
+  /** A session on a saved checkpoint (sampler or training weights) or on a base model; nothing loads yet. A plain
+   *  record, no loader closure: a long run keeps one per step for the hour its sampler lives (issue 25). */
   lazy(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
-    const load = modelPath ? () => this.loadFrozenFrom(parseTinkerPath(modelPath)) : () => this.engine.baseWeights(baseModel!);
-    return { id, baseModel: baseModel ?? '', modelPath, load };
+    return modelPath === undefined ? { id, baseModel: baseModel ?? '' } : { id, baseModel: baseModel ?? '', modelPath };
   }
 
   /** Registers an in-memory snapshot. */
   addEphemeral(id: string, baseModel: string, frozen: FrozenWeights): void {
-    void this.weightsOf({ id, baseModel, weights: Promise.resolve(frozen) });
+    void this.weightsOf({ id, baseModel, weights: Promise.resolve(frozen), ephemeral: true });
   }
 
   /** Forgets the sessions backed by a checkpoint that is gone (expired or deleted): they could not load again. */
@@ -59,14 +60,14 @@ export class SamplerRegistry {
 
   /** Drops the in-memory snapshots whose ids start with `prefix` (an expired session's). */
   dropEphemeral(prefix: string): void {
-    for (const [id, s] of this.sessions) if (id.startsWith(prefix) && !s.load) this.delete(id);
+    for (const [id, s] of this.sessions) if (id.startsWith(prefix) && s.ephemeral) this.delete(id);
   }
 
   /** Registers the session and returns its weights, loading them if needed. */
   weightsOf(session: SamplingSession): Promise<FrozenWeights> {
     this.sessions.set(session.id, session);
     if (!session.weights) {
-      const loading = session.load!();
+      const loading = this.load(session);
       loading.catch(() => {
         if (session.weights === loading) session.weights = undefined; // try again next time
       });
@@ -78,8 +79,8 @@ export class SamplerRegistry {
     for (const [id, old] of this.loaded) {
       if (this.loaded.size <= this.maxLoaded) break;
       this.loaded.delete(id);
-      if (old.load) old.weights = undefined;
-      else this.sessions.delete(id);
+      if (old.ephemeral) this.sessions.delete(id);
+      else old.weights = undefined;
     }
     return weights;
   }
@@ -93,6 +94,11 @@ export class SamplerRegistry {
       const baseModel = typeof rec.base_model === 'string' ? rec.base_model : undefined;
       this.sessions.set(id, this.lazy(id, modelPath, baseModel));
     }
+  }
+
+  private load(session: SamplingSession): Promise<FrozenWeights> {
+    if (session.ephemeral) return Promise.reject(new RequestError(`sampling session ${session.id} lost its in-memory weights`, 404));
+    return session.modelPath === undefined ? this.engine.baseWeights(session.baseModel) : this.loadFrozenFrom(parseTinkerPath(session.modelPath));
   }
 
   private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
