@@ -16,6 +16,7 @@
 //   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample,late]
 //                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
 //                          [--pipeline-depth N] (pace only; default: the run's, min(1, K))
+//                          [--concurrency N] (rollouts in flight, both arms; default: the example's, 64)
 //                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
 //                          [--verbose]
 //
@@ -62,6 +63,7 @@ const { values: v } = parseArgs({
     window: { type: 'string', default: '3' },
     'max-off-policy': { type: 'string', default: '1' },
     'pipeline-depth': { type: 'string' },
+    concurrency: { type: 'string' },
     'eval-every': { type: 'string', default: '0' },
     'timeout-min': { type: 'string', default: '15' },
     out: { type: 'string', default: 'docs/async-bench.md' },
@@ -99,6 +101,10 @@ const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive
 const TARGET = num('target', Number.isFinite, 'a number');
 const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
+/** Rollouts in flight, both arms; unset = the example's (64). A sync batch of 64 rollouts is not changed by more. */
+const CONCURRENCY = v.concurrency === undefined ? null : num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
+/** The example's own concurrency (its config is plain data; the URLs do not matter here). */
+const base0Concurrency = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' }).concurrency;
 /** pace's pipelineDepth; unset = the run config's default. */
 const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
 const EVAL_EVERY = num('eval-every', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
@@ -180,6 +186,7 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     evalEvery: EVAL_EVERY,
     // The same loss in both modes: the comparison is of the loops, not of the losses.
     lossFn: arm.loss as RunConfigInput['lossFn'],
+    ...(CONCURRENCY === null ? {} : { concurrency: CONCURRENCY }),
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
     ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
@@ -445,7 +452,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     `Written by \`${meta.command}\` (test/bench/async.ts) at commit ${meta.commit}, ${meta.started.toISOString()}, in ${(meta.seconds / 60).toFixed(1)} min, on ${meta.machine}.`,
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
-    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, up to ${STEPS} steps` +
+    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY ?? base0Concurrency()} in both modes, up to ${STEPS} steps` +
       `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},${PIPELINE_DEPTH === null ? '' : ` \`pipelineDepth\` ${PIPELINE_DEPTH} (pace),`}` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
