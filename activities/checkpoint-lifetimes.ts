@@ -4,7 +4,8 @@
 // - Once a newer step commits, the parent it superseded is retired: a state or sampler that a checkpoint row names
 //   gets `checkpointTtlSeconds` (null = kept), as the cookbook's CheckpointManager keeps checkpoints; any other one
 //   gets SUPERSEDED_TTL_SECONDS, time enough for a rollout still sampling from it (async runs) and for an operator's
-//   look, after which the trainer's sweeper deletes it (with `retainSteps: "all"` it is kept).
+//   look, after which the trainer's sweeper deletes it (with `retainSteps: "all"` it is kept). Sooner than that, a
+//   step's state and sampler are deleted once `retainSteps` newer steps committed (deletionWindow below).
 // - A checkpoint row written for a policy already superseded gives it the row's lifetime then.
 // - The final checkpoint is kept (its expiry removed).
 // - With `rollingSaveEvery`, a `rolling` row names a separate save of the step's state that lives
@@ -60,6 +61,34 @@ export async function retireSuperseded(settings: RunSettings, parent: PolicyStat
     const ttl = named.has(p) ? checkpointTtlOf(settings) : keepAll ? null : SUPERSEDED_TTL_SECONDS;
     if (ttl !== null) await tinker.setCheckpointTtl(p, ttl).catch(ignoreGone);
   }
+  // The hour bounds a run by time; a fast run also saves thousands of steps in an hour: past the retained window
+  // the per-step state and sampler go now (the trainer's disk and memory then hold a window of steps, not an hour).
+  const window = deletionWindow(settings);
+  if (window === null) return;
+  for (let step = Math.max(0, parent.step + 1 - window); step <= next.step - window; step++) {
+    for (const p of [stepPath(next.statePath, next.step, step), stepPath(next.samplerPath, next.step, step)]) {
+      if (p === undefined || named.has(p) || p === parent.statePath || p === parent.samplerPath) continue;
+      await tinker.deleteCheckpoint(p).catch(ignoreGone);
+    }
+  }
+}
+
+/**
+ * How many steps back a superseded per-step state and sampler are deleted: `retainSteps`, but never within reach
+ * of a group still sampling (an async group may run maxStepsOffPolicy behind; a retried or timed-out call a step
+ * more). null: kept until their TTL (`retainSteps: "all"`, or the 'late' async rule, whose stragglers have no bound).
+ */
+export function deletionWindow(settings: Pick<RunSettings, 'retainSteps' | 'async'>): number | null {
+  const retain = settings.retainSteps ?? 'all';
+  if (retain === 'all' || settings.async?.staleRule === 'late') return null;
+  return Math.max(retain, (settings.async?.maxStepsOffPolicy ?? 0) + 2);
+}
+
+/** The same run's checkpoint of `step`, when `path` (of `atStep`) is named by its step as train steps save them. */
+export function stepPath(path: string, atStep: number, step: number): string | undefined {
+  const name = String(atStep).padStart(6, '0');
+  if (!path.endsWith(`/${name}`)) return undefined;
+  return `${path.slice(0, -name.length)}${String(step).padStart(6, '0')}`;
 }
 
 /** A checkpoint row now names `policy`: when the run has already moved past it, it takes the row's lifetime. */

@@ -138,7 +138,8 @@ export const RunConfigSchema = z
     rollingTtlSeconds: TtlSeconds.default(7200),
     /**
      * Ours: how many recent steps of spans and rollouts the store keeps once trained ("all" = keep everything);
-     * superseded per-step states and samplers no checkpoint names expire an hour after (kept with "all").
+     * superseded per-step states and samplers no checkpoint names are deleted that many steps later, or an hour
+     * after they were superseded, whichever comes first (kept with "all").
      */
     retainSteps: z.union([z.number().int().min(1), z.literal('all')]).default(1000),
 

@@ -7,6 +7,8 @@ import WebSocket from 'ws';
 export interface AfterGc {
   rssMiB: number;
   heapUsedMiB: number;
+  /** Memory outside V8's heap that JS objects hold (Buffers, typed arrays): weights, request bodies. */
+  externalMiB: number;
 }
 
 const mib = (b: number) => +(b / 2 ** 20).toFixed(2);
@@ -49,7 +51,7 @@ export async function memoryAfterGc(pid: number, port = 9229, timeoutMs = 15_000
     // there only while the expression runs (an ES module has none): taken then, not in the timer, which would
     // throw and end the process.
     await call('Runtime.evaluate', { expression: "(() => { const inspector = require('node:inspector'); setTimeout(() => inspector.close(), 50); return 1; })()", includeCommandLineAPI: true });
-    return { rssMiB: mib(mem.rss), heapUsedMiB: mib(mem.heapUsed) };
+    return { rssMiB: mib(mem.rss), heapUsedMiB: mib(mem.heapUsed), externalMiB: mib(mem.external) };
   } finally {
     ws.close();
     // Wait until the port is free again.

@@ -2,7 +2,7 @@
 // the state it resumes from carries no expiry. The trainer comes back "ten days later" (its checkpoint clock moved
 // by AGL_TRAINER_CLOCK_OFFSET_SECONDS), sweeps what expired, and the run goes on from its live state. What
 // expired is checked on the trainer's disk: superseded per-step states are gone, the live one and the rows'
-// checkpoints are what is left.
+// checkpoints are what is left. Then a run with a short retainSteps: its per-step states go by count, not by the hour.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readdirSync, statfsSync } from 'node:fs';
@@ -149,4 +149,28 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
   const resumed = after.find((s) => s.parentStatePath === live.statePath);
   assert.ok(resumed && !resumed.result.skipped, 'the first step after the pause trained from the live state');
   assert.ok(existsSync(onDisk(after[after.length - 1]!.result.state.statePath)), 'the final state is on disk');
+});
+
+test('a per-step state and sampler no row names is deleted once retainSteps newer steps committed, not an hour later', { timeout: 300_000 }, async () => {
+  const cfg = localRunConfig(stack!, dataDir, 'retain-window', {
+    evalEvery: 0,
+    saveEvery: 3,
+    retainSteps: 2,
+    datasetBuilder: { batchSize: 2, groupSize: 2, trainDataset: Array.from({ length: 14 }, (_, i) => String(i + 1)), valDataset: ['0'] },
+  });
+  const run = await startOrAttach(client, taskQueue, cfg);
+  const result = await client.workflow.getHandle<typeof trainingRun>(run.handle.workflowId).result();
+  assert.equal(result.batchesCompleted, 7);
+  // Read from the trainer's disk: the store keeps commit records of the retained steps only.
+  const final = (await stepRecordsOf(stack!.storeUrl, 'retain-window')).at(-1)!.result.state;
+  assert.equal(final.step, 7);
+  const rows = readJsonl(runPaths(cfg.logPath).checkpoints);
+  const namedNames = (kind: string) => rows.map((r) => parseTinkerPath(r[kind === 'weights' ? 'state_path' : 'sampler_path'])).map((p) => p.name);
+  assert.ok(namedNames('weights').some((n) => Number(n) < 6), 'a saveEvery row names a step that fell out of the window');
+  for (const kind of ['weights', 'sampler_weights']) {
+    const left = readdirSync(path.join(dataDir, 'trainer', 'runs', final.modelId, kind)).filter((n) => !n.includes('.tmp-')).sort();
+    // Step 7 is the final one and 6 is within 2 steps of it; rows name some others: those stay, steps 0-5 go.
+    const expected = [...new Set(['000006', '000007', ...namedNames(kind)])].sort();
+    assert.deepEqual(left, expected, `${kind} on the trainer`);
+  }
 });
