@@ -17,6 +17,8 @@
 //                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
 //                          [--pipeline-depth N] (pace only; default: the run's, min(1, K))
 //                          [--concurrency N] (rollouts in flight, both arms; default: the example's, 64)
+//                          [--seeds 1,2,3] (each arm once per seed; default: the example's; the headline then
+//                          compares mean walls over the seeds)
 //                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
 //                          [--verbose]
 //
@@ -64,6 +66,7 @@ const { values: v } = parseArgs({
     'max-off-policy': { type: 'string', default: '1' },
     'pipeline-depth': { type: 'string' },
     concurrency: { type: 'string' },
+    seeds: { type: 'string' },
     'eval-every': { type: 'string', default: '0' },
     'timeout-min': { type: 'string', default: '15' },
     out: { type: 'string', default: 'docs/async-bench.md' },
@@ -107,6 +110,13 @@ const CONCURRENCY = v.concurrency === undefined ? null : num('concurrency', (x) 
 const base0Concurrency = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' }).concurrency;
 /** pace's pipelineDepth; unset = the run config's default. */
 const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
+/** Run seeds (the dataset order, each rollout's delay, the model's init): every arm runs once per seed. */
+const exampleSeed = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' }).datasetBuilder.seed ?? 42;
+const SEEDS = v.seeds === undefined ? [exampleSeed()] : list('seeds', null).map((x) => {
+  const n = Number(x);
+  if (!Number.isInteger(n) || n < 0) fail(`--seeds: ${JSON.stringify(x)} is not a non-negative integer`);
+  return n;
+});
 const EVAL_EVERY = num('eval-every', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 const TIMEOUT_MS = num('timeout-min', (x) => x > 0, 'a positive number') * 60_000;
 /** The arm the last line reports: the 2 s median, ppo in both modes, the default rule. */
@@ -129,6 +139,7 @@ interface StepPoint {
 interface Arm {
   medianMs: number;
   loss: string;
+  seed: number;
   mode: Mode;
   rule?: (typeof RULES)[number];
 }
@@ -187,7 +198,7 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     // The same loss in both modes: the comparison is of the loops, not of the losses.
     lossFn: arm.loss as RunConfigInput['lossFn'],
     ...(CONCURRENCY === null ? {} : { concurrency: CONCURRENCY }),
-    datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize) },
+    datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize), seed: arm.seed },
     ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
 }
@@ -218,7 +229,7 @@ function pointsOf(rows: Row[], seenAt: Map<number, number>): StepPoint[] {
 
 async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir: string, arm: Arm): Promise<ModeResult> {
   const mode = arm.mode;
-  const runName = `bench-${arm.medianMs}-${arm.loss}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
+  const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
   const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
@@ -331,6 +342,7 @@ async function trainedKeys(storeUrl: string, runName: string): Promise<string[]>
 export interface ArmFigures {
   medianMs: number;
   loss: string;
+  seed: number;
   arm: string;
   error: string | null;
   steps: number;
@@ -369,7 +381,7 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
   if (r.mode === 'async' && pts.length > 0) {
     const keys = await trainedKeys(storeUrl, r.runName);
     const lastG = Math.max(-1, ...keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
-    const delays = firstSampleDelays(lastG + 1, 4, 42, r.arm.medianMs);
+    const delays = firstSampleDelays(lastG + 1, 4, r.arm.seed, r.arm.medianMs);
     const cut = [...delays].sort((a, b) => b - a)[Math.max(0, Math.ceil(delays.length / 10) - 1)] ?? Infinity;
     const trained = new Set(keys);
     const taskTrained = new Set(keys.map((k) => Number(/^g(\d+)r/.exec(k)?.[1] ?? -1)));
@@ -385,6 +397,7 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
   return {
     medianMs: r.arm.medianMs,
     loss: r.arm.loss,
+    seed: r.arm.seed,
     arm: armName(r.arm),
     error: r.error ?? null,
     steps: pts.length,
@@ -425,19 +438,47 @@ const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '-' : `${
 
 /** The speedup of each async arm over the sync arm of the same tail and loss (sync wall / async wall to the target). */
 function speedup(all: ArmFigures[], a: ArmFigures): number | null {
-  const sync = all.find((x) => x.arm === 'sync' && x.medianMs === a.medianMs && x.loss === a.loss);
+  const sync = all.find((x) => x.arm === 'sync' && x.medianMs === a.medianMs && x.loss === a.loss && x.seed === a.seed);
   return sync?.toTarget && a.toTarget ? sync.toTarget / a.toTarget : null;
+}
+
+/**
+ * Over every seed: mean sync wall to the target / mean wall of the async arm (tail, loss, rule of `a`); null when any
+ * seed's pair did not reach it. With one seed, that seed's speedup.
+ */
+function speedupOverSeeds(all: ArmFigures[], a: Pick<ArmFigures, 'medianMs' | 'loss' | 'arm'>): number | null {
+  const walls = (arm: string) => SEEDS.map((seed) => all.find((x) => x.arm === arm && x.medianMs === a.medianMs && x.loss === a.loss && x.seed === seed)?.toTarget ?? null);
+  const sync = walls('sync');
+  const other = walls(a.arm);
+  if ([...sync, ...other].some((w) => w === null)) return null;
+  return mean(sync as number[]) / mean(other as number[]);
+}
+
+/** With several seeds: per tail, loss and async rule, the mean walls and their ratio. */
+function seedSummary(all: ArmFigures[]): string[] {
+  if (SEEDS.length < 2) return [];
+  const lines = [`Over seeds ${SEEDS.join(', ')} (mean wall s to ${TARGET}; a seed that did not reach it leaves the ratio out):`, '', '| median | loss | arm | mean wall s, sync | mean wall s, async | speedup of the means | per seed |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const keys = [...new Set(all.filter((a) => a.arm !== 'sync').map((a) => `${a.medianMs}|${a.loss}|${a.arm}`))];
+  for (const k of keys) {
+    const [ms, loss, arm] = k.split('|') as [string, string, string];
+    const of = (name: string) => all.filter((x) => x.arm === name && x.medianMs === Number(ms) && x.loss === loss);
+    const m = (xs: ArmFigures[]) => (xs.every((x) => x.toTarget !== null) ? fx(mean(xs.map((x) => x.toTarget!))) : '-');
+    const ratio = speedupOverSeeds(all, { medianMs: Number(ms), loss, arm });
+    const per = of(arm).map((x) => `${x.seed}: ${speedup(all, x)?.toFixed(2) ?? '-'}x`).join(', ');
+    lines.push(`| ${Number(ms) / 1000} s | ${loss} | ${arm} | ${m(of('sync'))} | ${m(of(arm))} | ${ratio === null ? '-' : `${ratio.toFixed(2)}x`} | ${per} |`);
+  }
+  return [...lines, ''];
 }
 
 function table(all: ArmFigures[]): string[] {
   const lines = [
-    `| median | loss | arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | groups past K | rollouts wasted | slow groups trained as sampled |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| median | loss | ${SEEDS.length > 1 ? 'seed | ' : ''}arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | groups past K | rollouts wasted | slow groups trained as sampled |`,
+    `| --- | --- | ${SEEDS.length > 1 ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ];
   for (const a of all) {
     const sp = a.arm === 'sync' ? null : speedup(all, a);
     lines.push(
-      `| ${a.medianMs / 1000} s | ${a.loss} | ${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.ideal)} | ` +
+      `| ${a.medianMs / 1000} s | ${a.loss} | ${SEEDS.length > 1 ? `${a.seed} | ` : ''}${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.ideal)} | ` +
         `${sp === null ? '-' : `${sp.toFixed(2)}x`} | ${fx(a.secondsPerStep, 2)} (${fx(a.trainSecondsPerStep, 2)}) | ${fx(a.idleFrac, 2)} | ${fx(a.finalReward, 2)} | ` +
         `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.pastBoundFrac)} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} |`,
     );
@@ -462,6 +503,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     '',
     ...table(all),
     '',
+    ...seedSummary(all),
     ...[...curvesByTail.entries()].flatMap(([ms, lines]) => [`Reward curves, median ${ms / 1000} s (wall s = seconds from the run's start until the step's metrics row appeared):`, '', '```', ...lines, '```', '']),
     headline,
     '',
@@ -483,16 +525,16 @@ async function main(): Promise<number> {
   const curvesByTail = new Map<number, string[]>();
   say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
   for (const medianMs of MEDIANS) {
-    const arms: Arm[] = LOSSES.flatMap((loss) => [{ medianMs, loss, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, mode: 'async' as const, rule }))]);
+    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, seed, mode: 'async' as const, rule }))]));
     const results = await runTail(medianMs, arms);
     for (const r of results) {
       all.push(r.figures);
-      say(`${medianMs} ms ${r.arm.loss} ${armName(r.arm)}: ${JSON.stringify(r.figures)}`);
+      say(`${medianMs} ms ${r.arm.loss} seed ${r.arm.seed} ${armName(r.arm)}: ${JSON.stringify(r.figures)}`);
     }
-    curvesByTail.set(medianMs, LOSSES.flatMap((loss) => [`${loss}:`, ...curves(results.filter((r) => r.arm.loss === loss && r.points.length > 0)), '']));
+    curvesByTail.set(medianMs, LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [`${loss}${SEEDS.length > 1 ? `, seed ${seed}` : ''}:`, ...curves(results.filter((r) => r.arm.loss === loss && r.arm.seed === seed && r.points.length > 0)), ''])));
   }
   const head = all.find((a) => a.medianMs === HEADLINE.medianMs && a.loss === HEADLINE.loss && a.arm === `async ${HEADLINE.rule}`);
-  const ratio = head ? speedup(all, head) : null;
+  const ratio = head ? speedupOverSeeds(all, head) : null;
   const headline = `async speedup to reward ${TARGET}: ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`}`;
   // The code measured is the tree's when the stacks started: said from the start, and if the tree moved meanwhile.
   const treeAtEnd = treeState();
