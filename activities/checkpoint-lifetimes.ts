@@ -67,7 +67,7 @@ export async function retireSuperseded(settings: RunSettings, parent: PolicyStat
   if (window === null) return;
   for (let step = Math.max(0, parent.step + 1 - window); step <= next.step - window; step++) {
     for (const p of [stepPath(next.statePath, next.step, step), stepPath(next.samplerPath, next.step, step)]) {
-      if (p === undefined || named.has(p) || p === parent.statePath || p === parent.samplerPath) continue;
+      if (p === undefined || named.has(p)) continue;
       await tinker.deleteCheckpoint(p).catch(ignoreGone);
     }
   }
@@ -84,11 +84,14 @@ export function deletionWindow(settings: Pick<RunSettings, 'retainSteps' | 'asyn
   return Math.max(retain, (settings.async?.maxStepsOffPolicy ?? 0) + 2);
 }
 
+/** The name a step's state and sampler are saved under (and a rolling save's suffix). */
+export const stepCheckpointName = (step: number): string => String(step).padStart(6, '0');
+
 /** The same run's checkpoint of `step`, when `path` (of `atStep`) is named by its step as train steps save them. */
 export function stepPath(path: string, atStep: number, step: number): string | undefined {
-  const name = String(atStep).padStart(6, '0');
+  const name = stepCheckpointName(atStep);
   if (!path.endsWith(`/${name}`)) return undefined;
-  return `${path.slice(0, -name.length)}${String(step).padStart(6, '0')}`;
+  return `${path.slice(0, -name.length)}${stepCheckpointName(step)}`;
 }
 
 /** A checkpoint row now names `policy`: when the run has already moved past it, it takes the row's lifetime. */
@@ -106,7 +109,7 @@ export async function keepNamedSuperseded(settings: RunSettings, policy: PolicyS
 export async function saveRollingCheckpoint(settings: RunSettings, step: number, tc: TrainingClient, parentStatePath: string): Promise<void> {
   const every = settings.rollingSaveEvery ?? 0;
   if (every <= 0 || step % every !== 0 || (settings.saveEvery > 0 && step % settings.saveEvery === 0)) return;
-  const name = String(step).padStart(6, '0');
+  const name = stepCheckpointName(step);
   const statePath = await tc.saveState(`rolling-${name}`, { ttlSeconds: settings.rollingTtlSeconds });
   const rows = await checkpointRows(settings);
   const row = { name, batch: step, state_path: statePath, rolling: true };

@@ -6,6 +6,7 @@ import { ConfigError } from '../config/errors';
 import { checkTrainer } from '../config/trainer-check';
 import { commitStepRecord, readStepRecord } from './step-records';
 import { forkOrigin } from './fork-state';
+import { stepCheckpointName } from './checkpoint-lifetimes';
 
 const INITIAL = 'initial';
 
@@ -42,7 +43,7 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
     const loadPath = settings.loadCheckpointPath;
     if (loadPath) await withHeartbeats('loading checkpoint', tc.loadState(loadPath));
   }
-  const name = String(startStep).padStart(6, '0');
+  const name = stepCheckpointName(startStep);
   // No TTL: the run resumes from this state until its first step commits (checkpoint-lifetimes.ts).
   const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds: null }));
   const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds: null }));

@@ -23,7 +23,7 @@ import { commitStepRecord, readStepRecord } from './step-records';
 import { buildTrajectoryGroups } from './trajectories';
 import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
-import { retireSuperseded, saveRollingCheckpoint } from './checkpoint-lifetimes';
+import { retireSuperseded, saveRollingCheckpoint, stepCheckpointName } from './checkpoint-lifetimes';
 import { trainSubsteps } from './train-substeps';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -142,7 +142,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   metrics['time/compute_kl_sample_train'] = seconds(t0);
 
   t0 = performance.now();
-  const name = String(step).padStart(6, '0');
+  const name = stepCheckpointName(step);
   // No TTL: this is the state the run resumes from, however long it is paused (checkpoint-lifetimes.ts).
   const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds: null }));
   faultPoint('train.after_save_state', { run: settings.runName, batch });

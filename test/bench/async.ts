@@ -106,13 +106,13 @@ const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive i
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 /** Rollouts in flight, both arms; unset = the example's (64). A sync batch of 64 rollouts is not changed by more. */
 const CONCURRENCY = v.concurrency === undefined ? null : num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
-/** The example's own concurrency (its config is plain data; the URLs do not matter here). */
-const base0Concurrency = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' }).concurrency;
+/** The example's own config (plain data; the URLs do not matter here): its concurrency and seed are the defaults. */
+const exampleConfig = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' });
+const base0Concurrency = () => exampleConfig().concurrency;
 /** pace's pipelineDepth; unset = the run config's default. */
 const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
 /** Run seeds (the dataset order, each rollout's delay, the model's init): every arm runs once per seed. */
-const exampleSeed = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' }).datasetBuilder.seed ?? 42;
-const SEEDS = v.seeds === undefined ? [exampleSeed()] : list('seeds', null).map((x) => {
+const SEEDS = v.seeds === undefined ? [exampleConfig().datasetBuilder.seed ?? 42] : list('seeds', null).map((x) => {
   const n = Number(x);
   if (!Number.isInteger(n) || n < 0) fail(`--seeds: ${JSON.stringify(x)} is not a non-negative integer`);
   return n;
@@ -464,7 +464,7 @@ function seedSummary(all: ArmFigures[]): string[] {
     const of = (name: string) => all.filter((x) => x.arm === name && x.medianMs === Number(ms) && x.loss === loss);
     const m = (xs: ArmFigures[]) => (xs.every((x) => x.toTarget !== null) ? fx(mean(xs.map((x) => x.toTarget!))) : '-');
     const ratio = speedupOverSeeds(all, { medianMs: Number(ms), loss, arm });
-    const per = of(arm).map((x) => `${x.seed}: ${speedup(all, x)?.toFixed(2) ?? '-'}x`).join(', ');
+    const per = of(arm).map((x) => `${x.seed}: ${speedup(all, x)?.toFixed(2).concat('x') ?? '-'}`).join(', ');
     lines.push(`| ${Number(ms) / 1000} s | ${loss} | ${arm} | ${m(of('sync'))} | ${m(of(arm))} | ${ratio === null ? '-' : `${ratio.toFixed(2)}x`} | ${per} |`);
   }
   return [...lines, ''];
