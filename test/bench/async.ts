@@ -58,6 +58,8 @@ const { values: v } = parseArgs({
     medians: { type: 'string', default: '300,1000,2000' },
     losses: { type: 'string', default: 'ppo,importance_sampling' },
     rules: { type: 'string', default: 'pace,resample,late' },
+    anchors: { type: 'string', default: 'sampler' },
+    'weight-cap': { type: 'string' },
     steps: { type: 'string', default: '40' },
     full: { type: 'boolean', default: false },
     runners: { type: 'string', default: '64' },
@@ -99,6 +101,9 @@ const MEDIANS = list('medians', null).map((x) => {
 });
 const LOSSES = list('losses', ['ppo', 'importance_sampling', 'cispo', 'dro'] as const);
 const RULES = list('rules', ['pace', 'resample', 'late'] as const);
+/** async.lossAnchor of the async arms: each rule runs once per anchor. */
+const ANCHORS = list('anchors', ['sampler', 'recompute', 'decoupled'] as const);
+const WEIGHT_CAP = v['weight-cap'] === undefined ? null : num('weight-cap', (x) => x > 1, 'a number above 1');
 const STEPS = num('steps', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const TARGET = num('target', Number.isFinite, 'a number');
@@ -142,8 +147,10 @@ interface Arm {
   seed: number;
   mode: Mode;
   rule?: (typeof RULES)[number];
+  anchor?: (typeof ANCHORS)[number];
 }
-const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}`);
+/** 'async <rule>', with the loss anchor when it is not the sampler's (the default). */
+const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}${a.anchor && a.anchor !== 'sampler' ? ` ${a.anchor}` : ''}`);
 
 interface ModeResult {
   mode: Mode;
@@ -199,7 +206,7 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     lossFn: arm.loss as RunConfigInput['lossFn'],
     ...(CONCURRENCY === null ? {} : { concurrency: CONCURRENCY }),
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize), seed: arm.seed },
-    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
+    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, lossAnchor: arm.anchor, ...(WEIGHT_CAP === null ? {} : { behaviourWeightCap: WEIGHT_CAP }), ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
 }
 
@@ -229,7 +236,7 @@ function pointsOf(rows: Row[], seenAt: Map<number, number>): StepPoint[] {
 
 async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir: string, arm: Arm): Promise<ModeResult> {
   const mode = arm.mode;
-  const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
+  const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}${arm.anchor && arm.anchor !== 'sampler' ? `-${arm.anchor}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
   const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
@@ -525,7 +532,7 @@ async function main(): Promise<number> {
   const curvesByTail = new Map<number, string[]>();
   say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
   for (const medianMs of MEDIANS) {
-    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, seed, mode: 'async' as const, rule }))]));
+    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.flatMap((rule) => ANCHORS.map((anchor) => ({ medianMs, loss, seed, mode: 'async' as const, rule, anchor })))]));
     const results = await runTail(medianMs, arms);
     for (const r of results) {
       all.push(r.figures);
