@@ -14,9 +14,10 @@
 // ppo/ppo, pace).
 //
 //   npm run bench -- async [--medians 300,1000,2000] [--losses ppo,importance_sampling] [--rules pace,resample,late]
-//                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 1]
+//                          [--steps 40] [--runners 64] [--target 0.8] [--window 3] [--full] [--max-off-policy 6]
 //                          [--pipeline-depth N] (pace only; default: the run's, min(1, K))
-//                          [--concurrency N] (rollouts in flight, both arms; default: the example's, 64)
+//                          [--concurrency 128] (rollouts in flight, both arms; the example's is 64)
+//                          [--learning-rate X] (both arms; default: the example's, 3e-3)
 //                          [--seeds 1,2,3] (each arm once per seed; default: the example's; the headline then
 //                          compares mean walls over the seeds)
 //                          [--eval-every 0] [--timeout-min 15] [--out docs/async-bench.md] [--json FILE] [--keep]
@@ -25,7 +26,7 @@
 // The configs are the hello example's (dev/examples.ts) with the stack's URLs, a log path under a temporary folder,
 // distinct run names, the arm's loss and, by default, no evaluation. Its 320 tasks make 20 steps per epoch: --steps
 // above 20 adds epochs. Each run is stopped (the step in flight finishes) once it reaches the target, unless --full.
-// The async runs add `"async": {"maxStepsOffPolicy": 1, "groupsPerBatch": 16, "staleRule": <rule>}`. The base model is
+// The async runs add `"async": {"maxStepsOffPolicy": 6, "groupsPerBatch": 16, "staleRule": <rule>}`. The base model is
 // built once and cached under .data/bench/, so no run pays for it. The whole matrix is 24 runs: about two hours
 // on a quiet 2-core machine; `--medians 300 --losses ppo --steps 4 --target 0` is a smoke run of a few minutes.
 import { spawnSync } from 'node:child_process';
@@ -65,9 +66,12 @@ const { values: v } = parseArgs({
     runners: { type: 'string', default: '64' },
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
-    'max-off-policy': { type: 'string', default: '1' },
+    // The long-tail settings docs/async.md recommends: K wide enough that a straggler is never due before it
+    // finishes, the default pipelineDepth (1) for low typical staleness, concurrency twice the runners.
+    'max-off-policy': { type: 'string', default: '6' },
     'pipeline-depth': { type: 'string' },
-    concurrency: { type: 'string' },
+    concurrency: { type: 'string', default: '128' },
+    'learning-rate': { type: 'string' },
     seeds: { type: 'string' },
     'eval-every': { type: 'string', default: '0' },
     'timeout-min': { type: 'string', default: '15' },
@@ -109,8 +113,10 @@ const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive
 const TARGET = num('target', Number.isFinite, 'a number');
 const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
-/** Rollouts in flight, both arms; unset = the example's (64). A sync batch of 64 rollouts is not changed by more. */
-const CONCURRENCY = v.concurrency === undefined ? null : num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
+/** Rollouts in flight, both arms. A sync batch of 64 rollouts is not changed by more than 64. */
+const CONCURRENCY: number | null = num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
+/** Both arms' learning rate; unset = the example's (3e-3). */
+const LEARNING_RATE = v['learning-rate'] === undefined ? null : num('learning-rate', (x) => x > 0 && x < 1, 'a learning rate between 0 and 1');
 /** The example's own config (plain data; the URLs do not matter here): its concurrency and seed are the defaults. */
 const exampleConfig = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' });
 const base0Concurrency = () => exampleConfig().concurrency;
@@ -205,6 +211,7 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     // The same loss in both modes: the comparison is of the loops, not of the losses.
     lossFn: arm.loss as RunConfigInput['lossFn'],
     ...(CONCURRENCY === null ? {} : { concurrency: CONCURRENCY }),
+    ...(LEARNING_RATE === null ? {} : { learningRate: LEARNING_RATE }),
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize), seed: arm.seed },
     ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, lossAnchor: arm.anchor, ...(WEIGHT_CAP === null ? {} : { behaviourWeightCap: WEIGHT_CAP }), ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
@@ -500,7 +507,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     `Written by \`${meta.command}\` (test/bench/async.ts) at commit ${meta.commit}, ${meta.started.toISOString()}, in ${(meta.seconds / 60).toFixed(1)} min, on ${meta.machine}.`,
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
-    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY ?? base0Concurrency()} in both modes, up to ${STEPS} steps` +
+    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY ?? base0Concurrency()} and learning rate ${LEARNING_RATE ?? exampleConfig().learningRate} in both modes, up to ${STEPS} steps` +
       `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY},${PIPELINE_DEPTH === null ? '' : ` \`pipelineDepth\` ${PIPELINE_DEPTH} (pace),`}` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
