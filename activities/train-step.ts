@@ -12,7 +12,6 @@ import {
   type Datum,
 } from '../rl';
 import { isSendable } from '../rl/sendable';
-import { anchorAtProximal } from '../rl/proximal-anchor';
 import { sequenceChunks } from '../rl/datums';
 import type { Datum as TinkerDatum } from '../tinker';
 import { refusedByTrainer } from './unfixable';
@@ -115,21 +114,10 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
 
   const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);
-  let trainOn = data;
-  const anchor = settings.async?.lossAnchor ?? 'sampler';
-  if (anchor !== 'sampler') {
-    t0 = performance.now();
-    // The parent state's logprobs of every sampled token: a read, so a retried step reads the same.
-    const fwd = await withHeartbeats('forward (proximal logprobs)', tc.forward(data.map(toWire), settings.lossFn, settings.lossFnConfig ?? undefined));
-    const anchored = anchorAtProximal(data, fwd.lossFnOutputs.map((o) => o.logprobs ?? []), { anchor, weightCap: settings.async!.behaviourWeightCap });
-    trainOn = anchored.data;
-    Object.assign(metrics, anchored.metrics);
-    metrics['time/proximal_logprobs'] = seconds(t0);
-  }
   t0 = performance.now();
   let trained;
   try {
-    trained = await trainSubsteps(tc, splitIntoSubsteps(trainOn, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
+    trained = await trainSubsteps(tc, splitIntoSubsteps(data, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
       lossFn: settings.lossFn,
       lossFnConfig: settings.lossFnConfig ?? undefined,
       adam: { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
@@ -150,7 +138,6 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   Object.assign(metrics, trained.optimMetrics);
   metrics['time/train_step'] = seconds(t0);
   t0 = performance.now();
-  // Against the sampler's logprobs (data, not trainOn): how far the learner is from what was sampled.
   Object.assign(metrics, computeKlSampleTrain(data, trainingLogprobs));
   metrics['time/compute_kl_sample_train'] = seconds(t0);
 

@@ -73,16 +73,6 @@ export const AsyncSchema = z.strictObject({
    * keeps up.
    */
   staleRule: z.enum(['pace', 'resample', 'late']).default('pace'),
-  /**
-   * What the loss's ratio is taken against (rl/proximal-anchor.ts). 'sampler' (Tinker's and the cookbook's way):
-   * the logprobs the sampler returned, so a group K steps stale is clipped around a policy K steps old.
-   * 'recompute' (verl): the logprobs of the policy the step starts from, read with one forward pass.
-   * 'decoupled' (AReaL's decoupled PPO): the same, with each token's advantage weighted by that policy's
-   * probability over the sampler's (tokens weighted above behaviourWeightCap left out).
-   */
-  lossAnchor: z.enum(['sampler', 'recompute', 'decoupled']).default('sampler'),
-  /** 'decoupled' only: a token whose behaviour weight exceeds this is left out of the loss. */
-  behaviourWeightCap: z.number().gt(1).default(5),
 }).superRefine((a, ctx) => {
   if (a.pipelineDepth !== null && a.pipelineDepth > a.maxStepsOffPolicy) {
     ctx.addIssue({ code: 'custom', path: ['pipelineDepth'], message: `must not be above maxStepsOffPolicy (${a.maxStepsOffPolicy}): no group may be more steps behind than that` });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deletionWindow, stepPath } from '../../activities/checkpoint-lifetimes';
 
-const async = (maxStepsOffPolicy: number, staleRule: 'pace' | 'resample' | 'late') => ({ maxStepsOffPolicy, groupsPerBatch: 4, pipelineDepth: null, staleRule, lossAnchor: 'sampler' as const, behaviourWeightCap: 5 });
+const async = (maxStepsOffPolicy: number, staleRule: 'pace' | 'resample' | 'late') => ({ maxStepsOffPolicy, groupsPerBatch: 4, pipelineDepth: null, staleRule });
 
 test('the window is retainSteps, never within reach of an async group, and none for "all" or the late rule', () => {
   assert.equal(deletionWindow({ retainSteps: 100, async: null }), 100);

@@ -59,8 +59,6 @@ const { values: v } = parseArgs({
     medians: { type: 'string', default: '300,1000,2000' },
     losses: { type: 'string', default: 'ppo,importance_sampling' },
     rules: { type: 'string', default: 'pace,resample,late' },
-    anchors: { type: 'string', default: 'sampler' },
-    'weight-cap': { type: 'string' },
     steps: { type: 'string', default: '40' },
     full: { type: 'boolean', default: false },
     runners: { type: 'string', default: '64' },
@@ -105,21 +103,17 @@ const MEDIANS = list('medians', null).map((x) => {
 });
 const LOSSES = list('losses', ['ppo', 'importance_sampling', 'cispo', 'dro'] as const);
 const RULES = list('rules', ['pace', 'resample', 'late'] as const);
-/** async.lossAnchor of the async arms: each rule runs once per anchor. */
-const ANCHORS = list('anchors', ['sampler', 'recompute', 'decoupled'] as const);
-const WEIGHT_CAP = v['weight-cap'] === undefined ? null : num('weight-cap', (x) => x > 1, 'a number above 1');
 const STEPS = num('steps', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const TARGET = num('target', Number.isFinite, 'a number');
 const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
 /** Rollouts in flight, both arms. A sync batch of 64 rollouts is not changed by more than 64. */
-const CONCURRENCY: number | null = num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
+const CONCURRENCY = num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 /** Both arms' learning rate; unset = the example's (3e-3). */
 const LEARNING_RATE = v['learning-rate'] === undefined ? null : num('learning-rate', (x) => x > 0 && x < 1, 'a learning rate between 0 and 1');
-/** The example's own config (plain data; the URLs do not matter here): its concurrency and seed are the defaults. */
+/** The example's own config (plain data; the URLs do not matter here): its learning rate and seed are the defaults. */
 const exampleConfig = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' });
-const base0Concurrency = () => exampleConfig().concurrency;
 /** pace's pipelineDepth; unset = the run config's default. */
 const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
 /** Run seeds (the dataset order, each rollout's delay, the model's init): every arm runs once per seed. */
@@ -153,10 +147,8 @@ interface Arm {
   seed: number;
   mode: Mode;
   rule?: (typeof RULES)[number];
-  anchor?: (typeof ANCHORS)[number];
 }
-/** 'async <rule>', with the loss anchor when it is not the sampler's (the default). */
-const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}${a.anchor && a.anchor !== 'sampler' ? ` ${a.anchor}` : ''}`);
+const armName = (a: Arm) => (a.mode === 'sync' ? 'sync' : `async ${a.rule}`);
 
 interface ModeResult {
   mode: Mode;
@@ -210,10 +202,10 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     evalEvery: EVAL_EVERY,
     // The same loss in both modes: the comparison is of the loops, not of the losses.
     lossFn: arm.loss as RunConfigInput['lossFn'],
-    ...(CONCURRENCY === null ? {} : { concurrency: CONCURRENCY }),
+    concurrency: CONCURRENCY,
     ...(LEARNING_RATE === null ? {} : { learningRate: LEARNING_RATE }),
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize), seed: arm.seed },
-    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, lossAnchor: arm.anchor, ...(WEIGHT_CAP === null ? {} : { behaviourWeightCap: WEIGHT_CAP }), ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
+    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
   };
 }
 
@@ -243,7 +235,7 @@ function pointsOf(rows: Row[], seenAt: Map<number, number>): StepPoint[] {
 
 async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir: string, arm: Arm): Promise<ModeResult> {
   const mode = arm.mode;
-  const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}${arm.anchor && arm.anchor !== 'sampler' ? `-${arm.anchor}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
+  const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
   const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
@@ -507,7 +499,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     `Written by \`${meta.command}\` (test/bench/async.ts) at commit ${meta.commit}, ${meta.started.toISOString()}, in ${(meta.seconds / 60).toFixed(1)} min, on ${meta.machine}.`,
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
-    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY ?? base0Concurrency()} and learning rate ${LEARNING_RATE ?? exampleConfig().learningRate} in both modes, up to ${STEPS} steps` +
+    `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY} and learning rate ${LEARNING_RATE ?? exampleConfig().learningRate} in both modes, up to ${STEPS} steps` +
       `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY}, \`pipelineDepth\` ${PIPELINE_DEPTH ?? `${Math.min(1, MAX_OFF_POLICY)} (the default)`} (pace),` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
@@ -539,7 +531,7 @@ async function main(): Promise<number> {
   const curvesByTail = new Map<number, string[]>();
   say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
   for (const medianMs of MEDIANS) {
-    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.flatMap((rule) => ANCHORS.map((anchor) => ({ medianMs, loss, seed, mode: 'async' as const, rule, anchor })))]));
+    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, seed, mode: 'async' as const, rule }))]));
     const results = await runTail(medianMs, arms);
     for (const r of results) {
       all.push(r.figures);
