@@ -50,6 +50,7 @@ import { readJsonl, runPaths } from '../../records/run-files';
 import { baseDir, loadOrBuildBase, recipeFor, recipeHash } from '../../trainer/model/base-models';
 import { readMeta } from '../../trainer/model/checkpoint';
 import type { trainingRun } from '../../workflows/training-run';
+import { pipelineDepthOf } from '../../shared/async-groups';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODEL = 'local/tiny-hello';
@@ -64,7 +65,7 @@ const { values: v } = parseArgs({
     runners: { type: 'string', default: '64' },
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
-    // The long-tail settings docs/async.md recommends: K wide enough that a straggler is never due before it
+    // The long-tail settings docs/async.md recommends: K wide enough that a straggler is rarely due before it
     // finishes, the default pipelineDepth (1) for low typical staleness, concurrency twice the runners.
     'max-off-policy': { type: 'string', default: '6' },
     'pipeline-depth': { type: 'string' },
@@ -500,7 +501,7 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
     `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY} and learning rate ${LEARNING_RATE ?? exampleConfig().learningRate} in both modes, up to ${STEPS} steps` +
-      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY}, \`pipelineDepth\` ${PIPELINE_DEPTH ?? `${Math.min(1, MAX_OFF_POLICY)} (the default)`} (pace),` +
+      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY}, \`pipelineDepth\` ${PIPELINE_DEPTH ?? `${pipelineDepthOf({ maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: 16 })} (the default)`} (pace),` +
       ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
       ' groups past K = trained groups served from more than maxStepsOffPolicy steps behind / groups trained (only `late` allows any);' +
