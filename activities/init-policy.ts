@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import type { PolicyState, RunSettings } from '../shared/run-types';
 import { withHeartbeats } from './keep-alive';
 import { exclusivelyFor, markAt } from './policy-client';
@@ -26,6 +27,7 @@ async function initPolicyAlone(settings: RunSettings, startStep: number): Promis
   const check = await checkTrainer(settings, { baseUrl: tinkerUrlFor(settings) });
   if (check.problems.length > 0) throw new ConfigError('run config', check.problems);
   if (check.unreachable) throw new Error(check.unreachable); // down or starting: retried
+  for (const note of check.notes ?? []) log.info(`run ${settings.runName}: ${note}`);
   const existing = await readStepRecord(settings, startStep, INITIAL);
   if (existing) return existing.state;
   const service = tinkerFor(settings);

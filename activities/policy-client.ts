@@ -18,6 +18,9 @@ const held = new Map<string, Held>();
 export async function trainingClientAt(settings: RunSettings, policy: PolicyState): Promise<TrainingClient> {
   const h = held.get(settings.runName);
   if (h && h.at === policy.statePath) return h.client;
+  // The model it replaces is freed first: an engine holds a few LoRA adapters at a time (SkyRL's max_lora_adapters),
+  // and a run that reloads after every failed step would fill them. Best effort: a model the engine lost is gone anyway.
+  if (h) await h.client.unload({ timeoutMs: 30_000 }).catch(() => undefined);
   const client = await tinkerFor(settings).createTrainingClientFromState(policy.statePath, { withOptimizer: true });
   held.set(settings.runName, { client, at: policy.statePath });
   return client;

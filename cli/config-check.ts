@@ -18,7 +18,7 @@ export async function checkRunConfigFile(file: string, env: NodeJS.ProcessEnv = 
   if (trainer.problems.length > 0) throw new ConfigError(file, trainer.problems);
   const notes = trainer.unreachable ? [`${trainer.unreachable} (not checked; the run checks again when it starts)`] : [];
   const warning = modelWarning(cfg);
-  return { cfg, notes: [...notes, ...localTrainerNotes(cfg)], warnings: warning ? [warning] : [] };
+  return { cfg, notes: [...notes, ...(trainer.notes ?? []), ...localTrainerNotes(cfg)], warnings: warning ? [warning] : [] };
 }
 
 /**

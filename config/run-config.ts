@@ -51,6 +51,17 @@ export const KlReferenceSchema = z.strictObject({
 });
 
 /** Checkpoint lifetimes on the service: 1 hour to 10 years (what it accepts). */
+/**
+ * The engine behind `baseUrl`, where the server cannot say it itself: SkyRL's backend and the `max_lora_rank` it
+ * was started with (`npm start -- --engine skyrl` fills this in). null: whatever answers, checked by what it serves.
+ */
+export const EngineSchema = z.strictObject({
+  name: z.enum(['skyrl', 'tinker', 'local']),
+  backend: z.enum(['jax', 'fsdp', 'megatron']).optional(),
+  maxLoraRank: z.number().int().min(1).optional(),
+});
+export type EngineConfig = z.infer<typeof EngineSchema>;
+
 const TtlSeconds = z.number().int().min(3600).max(10 * 365 * 24 * 3600);
 
 /** The tinker-cookbook's `AsyncConfig` (rl/train.py), in camelCase. */
@@ -123,6 +134,7 @@ export const RunConfigSchema = z
     logPath: z.string().min(1).transform(expandHome),
     /** The Tinker service; null = the hosted service. */
     baseUrl: z.url().nullable().default(null),
+    engine: EngineSchema.nullable().default(null),
     enableTrace: z.boolean().default(false),
     /** Ours: TensorBoard event files of every step under <tensorboardDir>/<runName>/ (null = none). */
     tensorboardDir: z.string().min(1).transform(expandHome).nullable().default(null),

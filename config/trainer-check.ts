@@ -7,13 +7,20 @@ import { ServiceClient } from '../tinker';
 import { TinkerAuthError } from '../tinker/auth';
 import { DEFAULT_BASE_URL } from '../tinker/config';
 import { TinkerApiError } from '../tinker/errors';
+import { engineLabel } from '../tinker/engine-profile';
+import { engineFit, type EngineNeeds } from './engine-fit';
 
 export interface TrainerCheck {
   /** Mistakes in the config or the environment, each with its field path: the run cannot work. */
   problems: string[];
   /** Set when the trainer could not be asked (down, unreachable): nothing is known either way. */
   unreachable: string | null;
+  /** What works differently on this engine but still works (said once, at validate and start). */
+  notes?: string[];
 }
+
+/** What checkTrainer reads of a run config. */
+export type TrainerNeeds = { modelName: string; klReferenceModel?: { baseModel: string } | null; klPenaltyCoef?: number } & Partial<EngineNeeds>;
 
 export interface TrainerCheckOptions {
   /** The trainer to ask: the worker's override, else the config's baseUrl, else TINKER_BASE_URL or hosted Tinker. */
@@ -28,7 +35,7 @@ export function isHostedTinker(url: string): boolean {
   return url.replace(/\/+$/, '') === DEFAULT_BASE_URL || /(^|\.)thinkingmachines\.(dev|ai)$/.test(new URL(url).hostname);
 }
 
-export async function checkTrainer(cfg: { modelName: string; klReferenceModel?: { baseModel: string } | null }, opts: TrainerCheckOptions): Promise<TrainerCheck> {
+export async function checkTrainer(cfg: TrainerNeeds, opts: TrainerCheckOptions): Promise<TrainerCheck> {
   const env = opts.env ?? process.env;
   const url = (opts.baseUrl ?? (env.TINKER_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, '');
   const field = opts.baseUrl === null ? 'baseUrl (null: hosted Tinker)' : 'baseUrl';
@@ -47,8 +54,22 @@ export async function checkTrainer(cfg: { modelName: string; klReferenceModel?: 
     retryBudgetMs: timeoutMs,
   });
   let served: string[];
+  const fit: { problems: string[]; notes: string[] } = { problems: [], notes: [] };
   try {
     served = (await client.getServerCapabilities({ timeoutMs })).map((m) => m.modelName);
+    const profile = await client.engineProfile({ timeoutMs });
+    Object.assign(fit, engineFit({ loraRank: cfg.loraRank ?? 32, ...cfg }, profile, url));
+    // Whether the KL penalty's reference logprobs come back is asked of the engine itself: three tokens, one sample.
+    const klModel = cfg.klReferenceModel?.baseModel ?? cfg.modelName;
+    if ((cfg.klPenaltyCoef ?? 0) > 0 && served.includes(klModel) && fit.problems.length === 0) {
+      const logprobs = await client
+        .createSamplingClient({ baseModel: klModel }, { timeoutMs })
+        .then((s) => s.computeLogprobs([1, 2, 3], { timeoutMs }))
+        .catch((err: Error) => (err instanceof TinkerApiError && err.isUserError ? null : Promise.reject(err)));
+      if (!logprobs || logprobs.slice(1).some((v) => typeof v !== 'number')) {
+        fit.problems.push(`klPenaltyCoef: ${engineLabel(profile, url)} returns no prompt logprobs for ${klModel}, which the KL penalty needs; set klPenaltyCoef to 0`);
+      }
+    }
   } catch (err) {
     if (err instanceof TinkerAuthError) return { problems: [`${field}: the credential for ${url}: ${err.message}`], unreachable: null };
     if (err instanceof TinkerApiError && (err.status === 401 || err.status === 403)) {
@@ -66,5 +87,6 @@ export async function checkTrainer(cfg: { modelName: string; klReferenceModel?: 
   };
   want('modelName', cfg.modelName);
   if (cfg.klReferenceModel) want('klReferenceModel.baseModel', cfg.klReferenceModel.baseModel);
-  return { problems, unreachable: null };
+  problems.push(...fit.problems);
+  return { problems, unreachable: null, notes: fit.notes };
 }

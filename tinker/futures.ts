@@ -22,6 +22,7 @@ export type FutureAnswer = { kind: 'json'; body: Record<string, unknown> } | { k
 
 const POLL_TIMEOUT_MS = 45_000;
 const MAX_BAD_REQUESTS = 3;
+const MODEL_NOT_LOADED = /Model \S+ not loaded/;
 
 export interface RetrieveOptions extends CallOptions {
   deadline: number;
@@ -97,6 +98,9 @@ export async function retrieveFuture(http: TinkerHttp, requestId: string, reques
       await sleep(Math.min(1000 * 2 ** backoffExp++, 30_000), opts.signal);
       continue;
     }
+    // SkyRL answers a request for a model its engine no longer holds (it restarted) with a 400: the model is gone,
+    // not the request wrong, so it is said as the 404 of a lost model, which a caller retries on a fresh one.
+    if (status === 400 && MODEL_NOT_LOADED.test(text)) throw new TinkerApiError(404, '/retrieve_future', `the engine no longer holds the model (it restarted?): ${text}`);
     if (status === 400 && ++badRequests <= MAX_BAD_REQUESTS) continue;
     if (status === 410) throw new TinkerApiError(410, '/retrieve_future', `promise ${requestId} expired: ${text}`);
     throw new TinkerApiError(status, '/retrieve_future', text);

@@ -48,6 +48,8 @@ export interface RequestSpec {
   auth?: AuthProvider;
   /** Statuses handed to the caller at once (asample handles 429 and 402 with its own backoff). */
   noRetry?: number[];
+  /** The path is from the server's root, not under /api/v1 (the OpenAPI document an engine serves). */
+  fromRoot?: boolean;
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -123,7 +125,7 @@ export class TinkerHttp {
     let res: Response;
     let bytes: Uint8Array;
     try {
-      res = await fetch(`${this.opts.baseUrl}/api/v1${spec.path}`, {
+      res = await fetch(`${this.opts.baseUrl}${spec.fromRoot ? '' : '/api/v1'}${spec.path}`, {
         method: spec.method,
         headers,
         body: spec.body === undefined ? undefined : binary ? (spec.body as Uint8Array) : JSON.stringify(spec.body),

@@ -18,6 +18,15 @@ function promptLength(p: PromptInput): number {
 }
 import type { SampleResult, SamplingParams, WireSampleResponse, WireSamplingParams } from './wire/types';
 
+/**
+ * Prompt logprobs with entry 0 null, as SDK 0.38 gives them; SDK-0.25-era servers (SkyRL) leave the first
+ * position out, one value short of the prompt.
+ */
+export function withLeadingNull(r: SampleResult, promptTokens: number): SampleResult {
+  if (!r.promptLogprobs || r.promptLogprobs.length !== promptTokens - 1) return r;
+  return { ...r, promptLogprobs: [null, ...r.promptLogprobs] };
+}
+
 export interface SampleOptions extends CallOptions {
   /** Also return log p(prompt[i] | prompt[<i]) (entry 0 null). */
   includePromptLogprobs?: boolean;
@@ -86,7 +95,7 @@ export class SamplingClient {
     const session = await this.getSession();
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.sampleOnce(session, method, prompt, numSamples, params, options, deadline);
+        return withLeadingNull(await this.sampleOnce(session, method, prompt, numSamples, params, options, deadline), promptLength(prompt));
       } catch (err) {
         // The service dropped the promise: sample again (a new submission, a new seq_id).
         const expired = err instanceof TinkerApiError && err.status === 410;

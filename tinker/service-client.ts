@@ -8,6 +8,8 @@ import { TinkerHttp, pathSegment, type RequestSpec } from './http';
 import { SamplingClient } from './sampling-client';
 import type { ClientConfig } from './client-config';
 import { Session, startClient, type FinishStatus } from './session';
+import { SDK_038_PROFILE, profileFromOpenApi, type EngineProfile } from './engine-profile';
+import { TinkerApiError } from './errors';
 import { TrainingClient } from './training-client';
 
 export interface BaseModelCapability {
@@ -32,11 +34,16 @@ export function checkTtlSeconds(ttl: number | null, what = 'ttlSeconds'): void {
   }
 }
 
-/** tinker://<run>/<weights|sampler_weights>/<name> → the run and the checkpoint id (`weights/<name>`). */
+/**
+ * tinker://<run>/<weights|sampler_weights>/<name> → the run and the checkpoint id (`weights/<name>`). SkyRL's
+ * save_weights_for_sampler answers `tinker://<run>/<name>` for the checkpoint it lists as `sampler_weights/<name>`.
+ */
 export function parseCheckpointPath(tinkerPath: string): { runId: string; checkpointId: string } {
   const m = /^tinker:\/\/([^/]+)\/((?:weights|sampler_weights)\/[^/]+)$/.exec(tinkerPath);
-  if (!m) throw new Error(`not a tinker checkpoint path: ${tinkerPath}`);
-  return { runId: m[1], checkpointId: m[2] };
+  if (m) return { runId: m[1], checkpointId: m[2] };
+  const short = /^tinker:\/\/([^/]+)\/([^/]+)$/.exec(tinkerPath);
+  if (short) return { runId: short[1], checkpointId: `sampler_weights/${short[2]}` };
+  throw new Error(`not a tinker checkpoint path: ${tinkerPath}`);
 }
 
 export class ServiceClient {
@@ -44,6 +51,7 @@ export class ServiceClient {
   private readonly http: TinkerHttp;
   private sessionPromise: Promise<Session> | undefined;
   private configPromise: Promise<ClientConfig> | undefined;
+  private profilePromise: Promise<EngineProfile> | undefined;
 
   constructor(options: TinkerClientOptions | string = {}) {
     this.options = resolveOptions(typeof options === 'string' ? { baseUrl: options } : options);
@@ -62,6 +70,22 @@ export class ServiceClient {
     this.configPromise ??= startClient(this.http, this.options);
     this.configPromise.catch(() => (this.configPromise = undefined));
     return this.configPromise;
+  }
+
+  /**
+   * What the engine serves, read once from its OpenAPI document (SDK-0.25-era servers such as SkyRL publish one);
+   * a server that has none (hosted Tinker, the local trainer) speaks SDK 0.38. Unreachable: throws.
+   */
+  engineProfile(options: CallOptions = {}): Promise<EngineProfile> {
+    this.profilePromise ??= this.http
+      .getJson<Record<string, unknown>>('/openapi.json', { ...this.spec(options, ''), sdkMethod: undefined, retry: 'transport', fromRoot: true })
+      .then((doc) => (doc && typeof doc === 'object' && 'paths' in doc ? profileFromOpenApi(doc) : SDK_038_PROFILE))
+      .catch((err) => {
+        if (err instanceof TinkerApiError || err instanceof SyntaxError) return SDK_038_PROFILE;
+        throw err;
+      });
+    this.profilePromise.catch(() => (this.profilePromise = undefined));
+    return this.profilePromise;
   }
 
   async getServerCapabilities(options: CallOptions = {}): Promise<BaseModelCapability[]> {
@@ -134,10 +158,14 @@ export class ServiceClient {
     await this.http.call({ method: 'DELETE', path: `/training_runs/${pathSegment(runId)}/checkpoints/${checkpointId}`, ...this.spec(options, 'RestClient.delete_checkpoint_from_tinker_path') });
   }
 
-  /** Sets (or with null removes) a checkpoint's expiry, counted from now: PUT …/checkpoints/{id}/ttl. */
-  async setCheckpointTtl(tinkerPath: string, ttlSeconds: number | null, options: CallOptions = {}): Promise<void> {
+  /**
+   * Sets (or with null removes) a checkpoint's expiry, counted from now: PUT …/checkpoints/{id}/ttl. False, and
+   * nothing sent, where the engine serves no TTLs (SkyRL): its checkpoints stay until deleted.
+   */
+  async setCheckpointTtl(tinkerPath: string, ttlSeconds: number | null, options: CallOptions = {}): Promise<boolean> {
     const { runId, checkpointId } = parseCheckpointPath(tinkerPath);
     checkTtlSeconds(ttlSeconds);
+    if (!(await this.engineProfile(options)).checkpointTtl) return false;
     await this.rest();
     await this.http.call({
       method: 'PUT',
@@ -145,6 +173,7 @@ export class ServiceClient {
       body: { ttl_seconds: ttlSeconds },
       ...this.spec(options, 'RestClient.set_checkpoint_ttl_from_tinker_path'),
     });
+    return true;
   }
 
   /**
@@ -152,6 +181,7 @@ export class ServiceClient {
    * (`session_id` + `model_seq_id`, with the optimizer state or without), then get_info.
    */
   async createTrainingClientFromState(path: string, opts: { withOptimizer?: boolean } & CallOptions = {}): Promise<TrainingClient> {
+    if ((await this.engineProfile(opts)).loadNeedsModel) return this.createThenLoad(path, opts);
     const session = await this.session();
     const deadline = Date.now() + (opts.timeoutMs ?? this.options.futureTimeoutMs);
     const method = opts.withOptimizer ? 'ServiceClient.create_training_client_from_state_with_optimizer' : 'ServiceClient.create_training_client_from_state';
@@ -165,6 +195,19 @@ export class ServiceClient {
     await retrieveFuture(this.http, submitted.request_id, 'LoadWeights', { deadline, signal: opts.signal, acceptProto: false, submittedAt, sdkMethod: method });
     const tc = new TrainingClient(this.http, this.options, session, `${session.id}:train:${modelSeq}`, 1);
     await tc.getInfo({ ...opts, timeoutMs: Math.max(1, deadline - Date.now()) });
+    return tc;
+  }
+
+  /**
+   * The SDK 0.25 way to the same fresh model: the checkpoint's base model and rank (weights_info), create_model,
+   * then load_weights as that model's first request (the only place such a server allows it).
+   */
+  private async createThenLoad(path: string, opts: { withOptimizer?: boolean } & CallOptions): Promise<TrainingClient> {
+    const deadline = Date.now() + (opts.timeoutMs ?? this.options.futureTimeoutMs);
+    const left = () => ({ ...opts, timeoutMs: Math.max(1, deadline - Date.now()) });
+    const info = await this.weightsInfo(path, left());
+    const tc = await this.createLoraTrainingClient(info.baseModel, info.loraRank !== null ? { rank: info.loraRank } : {}, left());
+    await (opts.withOptimizer ? tc.loadStateWithOptimizer(path, left()) : tc.loadState(path, left()));
     return tc;
   }
 
@@ -202,7 +245,10 @@ export class ServiceClient {
     this.sessionPromise = undefined;
     this.configPromise = undefined;
     const session = await s?.catch(() => undefined);
-    if (session) await session.finish(status, detail, Date.now() + (options.timeoutMs ?? 10_000));
+    // An engine without the finish call (SkyRL) ends the session when its heartbeats stop.
+    const finishServed = session ? await this.engineProfile(options).then((p) => p.sessionFinish, () => true) : true;
+    if (session && !finishServed) session.stopTimers();
+    else if (session) await session.finish(status, detail, Date.now() + (options.timeoutMs ?? 10_000));
     else this.http.auth.close?.();
   }
 

@@ -86,7 +86,7 @@ export class TrainingClient {
   async getInfo(options: CallOptions = {}): Promise<TrainingInfo> {
     const r = await this.http.postJson<{
       model_id: string;
-      model_data?: { model_name?: string; tokenizer_id?: string };
+      model_data?: { model_name?: string; tokenizer_id?: string; lora_config?: { rank?: number } | null };
       model_name?: string;
       lora_rank?: number;
       renderer_name?: string;
@@ -98,7 +98,8 @@ export class TrainingClient {
       modelId: r.model_id,
       baseModel,
       tokenizerId: (r.model_data?.tokenizer_id ?? baseModel).split(':')[0],
-      loraRank: r.lora_rank ?? null,
+      // SDK-0.25-era servers (SkyRL) give the rank only inside model_data.lora_config.
+      loraRank: r.lora_rank ?? r.model_data?.lora_config?.rank ?? null,
       rendererName: r.renderer_name,
       nextSeqId: r.next_seq_id,
       weightsHash: r.weights_sha256,
@@ -184,8 +185,11 @@ export class TrainingClient {
 
   /** unload_model: frees the model on the service (its saved checkpoints stay). The client is done after. */
   async unload(options: CallOptions = {}): Promise<void> {
-    await this.submissions;
     const deadline = Date.now() + (options.timeoutMs ?? this.opts.futureTimeoutMs);
+    // Earlier submissions go first, but a stuck one does not hold the unload past its deadline.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.submissions, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()))]);
+    clearTimeout(timer);
     const { request_id } = await this.http.postJson<{ request_id: string }>('/unload_model', { model_id: this.modelId, type: 'unload_model' }, { deadline, signal: options.signal, retry: 'both' });
     await retrieveFuture(this.http, request_id, 'UnloadModel', { deadline, signal: options.signal, acceptProto: false });
     this.unloaded = new Error(`training client ${this.modelId} was unloaded`);
@@ -219,8 +223,10 @@ export class TrainingClient {
       return compressed ? { body: await zstdCompress(body), headers: { 'content-encoding': 'zstd' } } : { body };
     });
     const answers = await this.queued(op, options, builds, this.session.config.parallelFwdbwdChunks);
-    return combineResults(
-      answers.map((a) => (a.kind === 'proto' ? forwardBackwardOutputFromProto(a.bytes) : forwardBackwardOutputFromJson(a.body as unknown as WireForwardBackwardOutput))),
+    return withLossSum(
+      combineResults(
+        answers.map((a) => (a.kind === 'proto' ? forwardBackwardOutputFromProto(a.bytes) : forwardBackwardOutputFromJson(a.body as unknown as WireForwardBackwardOutput))),
+      ),
     );
   }
 
@@ -276,6 +282,16 @@ export class TrainingClient {
   private callSpec(options: CallOptions) {
     return { deadline: Date.now() + (options.timeoutMs ?? this.opts.httpTimeoutMs), signal: options.signal };
   }
+}
+
+/**
+ * `loss:sum` as the service reports it; SDK-0.25-era servers (SkyRL) report no metrics, so it is the sum of the
+ * per-token `elementwise_loss` they return (already weighted by the mask), which is what loss:sum sums.
+ */
+export function withLossSum(r: ForwardBackwardResult): ForwardBackwardResult {
+  if ('loss:sum' in r.metrics || !r.lossFnOutputs.length || !r.lossFnOutputs.every((o) => Array.isArray(o.elementwise_loss))) return r;
+  const sum = r.lossFnOutputs.reduce((a, o) => a + o.elementwise_loss.reduce((x, y) => x + y, 0), 0);
+  return { ...r, metrics: { ...r.metrics, 'loss:sum': sum } };
 }
 
 const ttl = (o: SaveOptions) => (o.ttlSeconds !== undefined && o.ttlSeconds !== null ? { ttl_seconds: o.ttlSeconds } : {});
