@@ -5,7 +5,7 @@
 // run's first activity, in the worker, whose environment and trainer are the ones that count.
 import { ServiceClient } from '../tinker';
 import { TinkerAuthError } from '../tinker/auth';
-import { DEFAULT_BASE_URL } from '../tinker/config';
+import { DEFAULT_BASE_URL, isHostedTinkerUrl } from '../tinker/config';
 import { TinkerApiError } from '../tinker/errors';
 import { engineLabel } from '../tinker/engine-profile';
 import { engineFit, type EngineNeeds } from './engine-fit';
@@ -31,9 +31,7 @@ export interface TrainerCheckOptions {
 }
 
 /** The hosted service, which never answers without a credential. */
-export function isHostedTinker(url: string): boolean {
-  return url.replace(/\/+$/, '') === DEFAULT_BASE_URL || /(^|\.)thinkingmachines\.(dev|ai)$/.test(new URL(url).hostname);
-}
+export const isHostedTinker = isHostedTinkerUrl;
 
 export async function checkTrainer(cfg: TrainerNeeds, opts: TrainerCheckOptions): Promise<TrainerCheck> {
   const env = opts.env ?? process.env;

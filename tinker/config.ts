@@ -2,6 +2,8 @@
 // deadlines. Defaults follow SDK 0.38: TINKER_BASE_URL, TINKER_API_KEY, TINKER_CREDENTIAL_CMD, TINKER_PROJECT_ID,
 // TINKER_TAGS, CLOUDFLARE_ACCESS_CLIENT_ID / _SECRET.
 
+import type { EngineProfile } from './engine-profile';
+
 export const DEFAULT_BASE_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
 export const SDK_VERSION = '0.38.0';
 
@@ -33,6 +35,11 @@ export interface TinkerClientOptions {
   log?: (line: string) => void;
   /** Pause between retries of a 402 (billing) answer; the SDK's 5 s (tests shorten it). */
   billingPauseMs?: number;
+  /**
+   * What the engine serves, when known without asking (tinker/engine-profile.ts); default: hosted Tinker's URL is
+   * SDK 0.38 whole, any other server is asked once (GET /openapi.json).
+   */
+  profile?: EngineProfile;
 }
 
 export interface ResolvedOptions {
@@ -51,6 +58,16 @@ export interface ResolvedOptions {
   tags: string[];
   userMetadata: Record<string, string>;
   log: (line: string) => void;
+  profile: EngineProfile | undefined;
+}
+
+/** Hosted Tinker, which is known to speak SDK 0.38 (and is never asked for an OpenAPI document). */
+export function isHostedTinkerUrl(url: string): boolean {
+  try {
+    return url.replace(/\/+$/, '') === DEFAULT_BASE_URL || /(^|\.)thinkingmachines\.(dev|ai)$/.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
 }
 
 export function resolveOptions(o: TinkerClientOptions = {}): ResolvedOptions {
@@ -74,6 +91,7 @@ export function resolveOptions(o: TinkerClientOptions = {}): ResolvedOptions {
     tags: o.tags ?? (env.TINKER_TAGS !== undefined ? [...new Set(env.TINKER_TAGS.split(','))] : []),
     userMetadata: o.userMetadata ?? {},
     log: o.log ?? (() => undefined),
+    profile: o.profile,
   };
 }
 

@@ -2,7 +2,7 @@
 // stateless, so besides creating models it can reattach to one by model_id, or rebuild one from a
 // tinker:// checkpoint. REST calls (capabilities, checkpoints, TTLs) need no session: like the SDK's RestClient
 // they only read client/config for the credential.
-import { resolveOptions, type CallOptions, type ResolvedOptions, type TinkerClientOptions } from './config';
+import { isHostedTinkerUrl, resolveOptions, type CallOptions, type ResolvedOptions, type TinkerClientOptions } from './config';
 import { retrieveFuture } from './futures';
 import { TinkerHttp, pathSegment, type RequestSpec } from './http';
 import { SamplingClient } from './sampling-client';
@@ -77,6 +77,8 @@ export class ServiceClient {
    * a server that has none (hosted Tinker, the local trainer) speaks SDK 0.38. Unreachable: throws.
    */
   engineProfile(options: CallOptions = {}): Promise<EngineProfile> {
+    const known = this.options.profile ?? (isHostedTinkerUrl(this.options.baseUrl) ? SDK_038_PROFILE : undefined);
+    if (known) return Promise.resolve(known);
     this.profilePromise ??= this.http
       .getJson<Record<string, unknown>>('/openapi.json', { ...this.spec(options, ''), sdkMethod: undefined, retry: 'transport', fromRoot: true })
       .then((doc) => (doc && typeof doc === 'object' && 'paths' in doc ? profileFromOpenApi(doc) : SDK_038_PROFILE))

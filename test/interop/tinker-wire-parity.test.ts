@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SDK_038_PROFILE } from '../../tinker/engine-profile';
 import { ServiceClient } from '../../tinker';
 import type { TrainerServer } from '../../trainer/server/server';
 import { ensureVenv } from '../helpers/python';
@@ -77,7 +78,9 @@ async function pythonSdk(url: string): Promise<Results> {
 async function ourClient(url: string): Promise<Results> {
   const batch = [textDatum('Hello, world!\n'), textDatum('Hello there, tinker.\n'), textDatum('One more line.\n')];
   const prompt = [...Buffer.from('Hello')];
-  const sc = new ServiceClient({ baseUrl: url, apiKey: KEY });
+  // As against hosted Tinker's URL, which the client knows speaks SDK 0.38 and never asks (tinker/engine-profile.ts);
+  // the stand-in here has another URL, so it is told.
+  const sc = new ServiceClient({ baseUrl: url, apiKey: KEY, profile: SDK_038_PROFILE });
   const tc = await sc.createLoraTrainingClient(TEST_MODEL, { rank: 8, seed: 3 });
   const fb = tc.forwardBackward(batch, 'cross_entropy');
   const opt = tc.optimStep({ learningRate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
