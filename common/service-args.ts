@@ -27,6 +27,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** A service that must not start as things are (damaged state): runMain prints its message, one line, and exits 1. */
+export class StartRefused extends Error {
+  override readonly name: string = 'StartRefused';
+}
+
 export function parseServiceArgs(argv: string[], spec: ServiceArgSpec, env: NodeJS.ProcessEnv = process.env): ServiceArgs {
   const options: Record<string, { type: 'string' | 'boolean' }> = { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'trusted-network': { type: 'boolean' } };
   for (const flag of Object.keys(spec.extra ?? {})) options[flag] = { type: 'string' };
@@ -56,9 +61,25 @@ export function announceListening(name: string, host: string, port: number): voi
   process.stdout.write(`${name} listening on http://${shown}:${port}\n`);
 }
 
-/** On SIGTERM or SIGINT: runs `close` (stop accepting, finish what is in flight), then exits 0. */
-export function exitOnSignal(close: () => Promise<unknown>): void {
-  const shutdown = () => void close().finally(() => process.exit(0));
+/** How long a service takes from SIGTERM to its exit, at most (a service manager waits about 2 s, then kills). */
+export const SHUTDOWN_DEADLINE_MS = 1500;
+
+/**
+ * On SIGTERM or SIGINT: runs `close` (stop accepting, finish what is in flight), then exits 0; past
+ * `deadlineMs` it exits anyway, saying what it did not wait for. Call it before the service says it listens:
+ * a signal that comes between the two would otherwise kill it with node's default action.
+ */
+export function exitOnSignal(close: () => Promise<unknown>, opts: { name?: string; deadlineMs?: number } = {}): void {
+  const deadlineMs = opts.deadlineMs ?? SHUTDOWN_DEADLINE_MS;
+  const shutdown = (signal: NodeJS.Signals) => {
+    setTimeout(() => {
+      process.stderr.write(`${opts.name ?? 'service'}: ${signal}: closing took over ${deadlineMs} ms; exiting without waiting for the rest\n`);
+      process.exit(0);
+    }, deadlineMs).unref();
+    void close()
+      .catch((err: unknown) => process.stderr.write(`${opts.name ?? 'service'}: closing on ${signal} failed: ${(err as Error)?.message ?? String(err)}\n`))
+      .finally(() => process.exit(0));
+  };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }
@@ -76,6 +97,10 @@ export function runMain(main: () => Promise<void>): void {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);
+    }
+    if (err instanceof StartRefused) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

@@ -7,6 +7,7 @@ import { ApiError } from './errors';
 import { readJson, send, sendError } from './http-io';
 import { runCall, type CallOptions, type Scope } from './internal-call';
 import type { PolicySpec } from './policy-spec';
+import { checkScopeId } from './routes';
 
 export interface CallRouteDeps {
   callOptions: CallOptions;
@@ -23,7 +24,9 @@ function scopeOf(req: http.IncomingMessage, urlScope: Scope | null): Scope | nul
   let scope = urlScope;
   const hr = req.headers['x-rollout-id'];
   const ha = req.headers['x-attempt-id'];
-  if (!scope && typeof hr === 'string' && typeof ha === 'string' && hr && ha) scope = { rolloutId: hr, attemptId: ha };
+  if (!scope && typeof hr === 'string' && typeof ha === 'string' && hr && ha) {
+    scope = { rolloutId: checkScopeId(hr, 'rollout', 'x-rollout-id header'), attemptId: checkScopeId(ha, 'attempt', 'x-attempt-id header') };
+  }
   // The OpenAI and Anthropic clients number their retries of one request; a retry may be answered from the store.
   if (scope && Number(req.headers['x-stainless-retry-count'] ?? 0) > 0) scope = { ...scope, clientRetry: true };
   return scope;

@@ -1,5 +1,6 @@
 // Reading request bodies and writing JSON answers and errors (errors in the format of the API that was called).
 import type http from 'node:http';
+import { clientMessage } from '../common/front-door';
 import { ApiError, badRequest } from './errors';
 import { SamplerError } from './sampler';
 
@@ -22,6 +23,8 @@ export function asApiError(err: unknown): ApiError {
 export function sendError(res: http.ServerResponse, err: unknown, log: (l: string) => void, format: (e: ApiError) => unknown = (e) => e.body()): void {
   const e = asApiError(err);
   if (e.status >= 500) log(`error ${e.status}: ${e.message}`);
+  // One line, bounded, no path of this machine, whatever an inner error said (common/front-door.ts).
+  e.message = clientMessage(e.message, { [process.cwd()]: '<proxy dir>' }, 1000);
   if (res.headersSent) {
     res.destroy();
     return;

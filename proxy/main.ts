@@ -101,7 +101,8 @@ runMain(async () => {
   });
   void applyInitial(proxy.policies, initial, log);
   if (!v.store) log('no --store: rollout-scoped calls are served but record no spans');
+  // In-flight calls get up to 1 s to finish (the whole exit takes under 2 s: a service manager's patience); a call
+  // cut off gets no answer and is retried by its agent.
+  exitOnSignal(() => proxy.close(1000).then(() => factory.close()), { name: 'proxy' });
   announceListening('proxy', args.host, proxy.port);
-  // In-flight calls get up to 10 s to finish.
-  exitOnSignal(() => proxy.close(10_000).then(() => factory.close()));
 });

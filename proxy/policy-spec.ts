@@ -1,4 +1,5 @@
 // The policy the proxy serves and the admin request that sets it (validation is pure).
+import { quote } from '../common/front-door';
 import { isRendererName, recommendedRenderer, RENDERER_NAMES } from '../chat';
 import type { RendererName } from '../chat';
 import { badRequest } from './errors';
@@ -50,7 +51,7 @@ function numIn(obj: Obj, key: string, min: number, max: number, integer: boolean
   const v = obj[key];
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-    throw badRequest(`sampling.${key} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`, `sampling.${key}`);
+    throw badRequest(`sampling.${key} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${quote(v)}`, `sampling.${key}`);
   }
   return v;
 }
@@ -71,7 +72,7 @@ export function parsePolicySpec(body: unknown): PolicySpec {
       throw badRequest(`renderer: ${(err as Error).message}`, 'renderer');
     }
   }
-  if (!isRendererName(renderer)) throw badRequest(`renderer must be one of ${RENDERER_NAMES.join(', ')}, got ${JSON.stringify(renderer)}`, 'renderer');
+  if (!isRendererName(renderer)) throw badRequest(`renderer must be one of ${RENDERER_NAMES.join(', ')}, got ${quote(renderer)}`, 'renderer');
   const s = body.sampling ?? {};
   if (!isObj(s)) throw badRequest('sampling must be an object', 'sampling', 'invalid_type');
   const topK = numIn(s, 'topK', -1, 1_000_000, true, DEFAULT_SAMPLING.topK);
@@ -84,12 +85,12 @@ export function parsePolicySpec(body: unknown): PolicySpec {
   const spec: PolicySpec = { switchId, modelName, renderer, sampling };
   if (body.retryAttempts !== undefined && body.retryAttempts !== null) {
     const r = body.retryAttempts;
-    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 10) throw badRequest(`retryAttempts must be an integer from 0 to 10, got ${JSON.stringify(r)}`, 'retryAttempts');
+    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 10) throw badRequest(`retryAttempts must be an integer from 0 to 10, got ${quote(r)}`, 'retryAttempts');
     spec.retryAttempts = r;
   }
   if (body.policyStep !== undefined && body.policyStep !== null) {
     const p = body.policyStep;
-    if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw badRequest(`policyStep must be a non-negative integer, got ${JSON.stringify(p)}`, 'policyStep');
+    if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw badRequest(`policyStep must be a non-negative integer, got ${quote(p)}`, 'policyStep');
     spec.policyStep = p;
   }
   if (samplerPath) spec.samplerPath = samplerPath;
@@ -105,7 +106,7 @@ export function parsePolicySpec(body: unknown): PolicySpec {
 export function parseDrain(body: unknown): boolean {
   const v = isObj(body) ? body.drain : undefined;
   if (v === undefined || v === null) return true;
-  if (typeof v !== 'boolean') throw badRequest(`drain must be a boolean, got ${JSON.stringify(v)}`, 'drain', 'invalid_type');
+  if (typeof v !== 'boolean') throw badRequest(`drain must be a boolean, got ${quote(v)}`, 'drain', 'invalid_type');
   return v;
 }
 

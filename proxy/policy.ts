@@ -2,6 +2,7 @@
 // calls (bounded wait), swap, release the held calls. The same switchId twice is one switch. A switch with
 // `drain: false` (async runs) swaps at once: calls in flight finish on the policy they leased. The current policy
 // serves unscoped calls and rollouts whose resources name no policy (policy-registry.ts serves the others).
+import { quote } from '../common/front-door';
 import { getRenderer, getTokenizer } from '../chat';
 import { imageProcessorFor } from '../chat/image-chunk';
 import type { Renderer } from '../chat';
@@ -197,5 +198,5 @@ export class PolicyManager {
 }
 
 function conflict(switchId: string): ApiError {
-  return new ApiError(409, `switchId ${JSON.stringify(switchId)} was already used for a different policy`, 'invalid_request_error', 'switchId', 'switch_conflict');
+  return new ApiError(409, `switchId ${quote(switchId)} was already used for a different policy`, 'invalid_request_error', 'switchId', 'switch_conflict');
 }

@@ -1,5 +1,6 @@
 // Validation of an OpenAI chat-completions request body (pure). Integers and floats are both accepted
 // where a number is expected (JSON has one number type); integer fields reject fractions.
+import { quote } from '../common/front-door';
 import type { ContentPart, Message, ToolCall } from '../chat';
 import { badRequest } from './errors';
 import { chatImagePart, contentOf } from './apis/image-parts';
@@ -67,7 +68,7 @@ function messages(v: unknown): Message[] {
     const where = `messages[${i}]`;
     if (!isObj(m)) throw badRequest(`${where} must be an object`, where, 'invalid_type');
     if (typeof m.role !== 'string' || !ROLES.has(m.role)) {
-      throw badRequest(`${where}.role must be one of system, user, assistant, tool, developer; got ${JSON.stringify(m.role)}`, `${where}.role`);
+      throw badRequest(`${where}.role must be one of system, user, assistant, tool, developer; got ${quote(m.role)}`, `${where}.role`);
     }
     const msg: Message = { role: m.role === 'developer' ? 'system' : m.role, content: messageContent(m.content, where) };
     if (m.role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {

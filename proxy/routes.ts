@@ -1,6 +1,9 @@
-// URL → route (pure). Rollout-scoped URLs /rollout/{rid}/attempt/{aid}/<rest> are served as <rest>. Each agent API
-// is served with and without the /v1 prefix.
-import { badRequest } from './errors';
+// The proxy's route table, and URL → route (pure). Rollout-scoped URLs /rollout/{rid}/attempt/{aid}/<rest> are
+// served as <rest>. Each agent API is served with and without the /v1 prefix. The server dispatches through
+// ROUTES (and checks the method against it), and the route fuzz test (test/fuzz/routes.test.ts) sends to every
+// route it lists, so a route added here is fuzzed with no new test code.
+import { compilePath, idProblem, quote, type RouteDoc } from '../common/front-door';
+import { ApiError, badRequest } from './errors';
 import type { ApiName } from './internal-call';
 
 export type Route =
@@ -16,12 +19,43 @@ export interface Routed {
   scope: { rolloutId: string; attemptId: string } | null;
 }
 
+interface ProxyRoute {
+  path: string;
+  methods: string[];
+  /** The route, given the path's parameters. */
+  route: (params: Record<string, string>) => Route;
+  /** Also served under /rollout/{rollout_id}/attempt/{attempt_id}. */
+  scoped: boolean;
+}
+
 const CALLS: Record<string, ApiName> = {
   '/chat/completions': 'chat',
   '/responses': 'responses',
   '/messages': 'messages',
   '/completions': 'completions',
 };
+
+export const SCOPE_PREFIX = '/rollout/{rollout_id}/attempt/{attempt_id}';
+
+export const ROUTES: ProxyRoute[] = [
+  ...Object.entries(CALLS).flatMap(([p, api]) => ['/v1', ''].map((v) => ({ path: `${v}${p}`, methods: ['POST'], route: (): Route => ({ kind: 'call', api }), scoped: true }))),
+  ...['/v1/models', '/models'].map((path) => ({ path, methods: ['GET'], route: (): Route => ({ kind: 'models' }), scoped: true })),
+  ...['/v1/models/{model*}', '/models/{model*}'].map((path) => ({ path, methods: ['GET'], route: (p: Record<string, string>): Route => ({ kind: 'model', id: p.model! }), scoped: true })),
+  ...['/health', '/healthz', '/v1/health'].map((path) => ({ path, methods: ['GET', 'HEAD'], route: (): Route => ({ kind: 'health' }), scoped: true })),
+  { path: '/admin/policy', methods: ['GET', 'POST'], route: () => ({ kind: 'admin-policy' }), scoped: false },
+];
+
+const COMPILED = ROUTES.map((r) => ({ ...r, ...compilePath(r.path) }));
+
+/** The routes as the route fuzz test reads them: each path, and the scoped one where it is served. */
+export function routeDocs(): RouteDoc[] {
+  return ROUTES.flatMap((r) => [r.path, ...(r.scoped ? [`${SCOPE_PREFIX}${r.path}`] : [])].flatMap((path) => r.methods.map((method) => ({ method, path }))));
+}
+
+/** The methods the route of `kind` takes (a 405 names them). */
+export function methodsOf(route: Route): string[] {
+  return ROUTES.find((r) => r.route({ model: '' }).kind === route.kind)?.methods ?? [];
+}
 
 const SCOPED = /^\/rollout\/([^/]+)\/attempt\/([^/]+)(\/.*)?$/;
 
@@ -30,35 +64,33 @@ function decode(segment: string, what: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw badRequest(`malformed percent-encoding in the ${what} of the URL: ${JSON.stringify(segment.slice(0, 100))}`, null, 'invalid_url');
+    throw badRequest(`malformed percent-encoding in the ${what} of the URL: ${quote(segment)}`, null, 'invalid_url');
   }
 }
 
+/** A rollout or attempt id (from the URL or a header) the store can be asked about, else a 400 naming it. */
+export function checkScopeId(id: string, what: 'rollout' | 'attempt', where: string): string {
+  const problem = idProblem(id);
+  if (problem) throw new ApiError(400, `invalid ${what} id in the ${where}: it ${problem}`, 'invalid_request_error', null, 'invalid_id');
+  return id;
+}
+
 export function routeOf(url: string): Routed {
-  let path = url.split('?')[0];
+  let path = url.split('?')[0]!;
   let scope: Routed['scope'] = null;
   const m = SCOPED.exec(path);
   if (m) {
-    scope = { rolloutId: decode(m[1], 'rollout id'), attemptId: decode(m[2], 'attempt id') };
+    scope = { rolloutId: checkScopeId(decode(m[1]!, 'rollout id'), 'rollout', 'URL'), attemptId: checkScopeId(decode(m[2]!, 'attempt id'), 'attempt', 'URL') };
     path = m[3] ?? '/';
   }
   if (path.length > 1) path = path.replace(/\/+$/, '');
-  const api = CALLS[path.replace(/^\/v1\//, '/')];
-  if (api) return { route: { kind: 'call', api }, scope };
-  switch (path) {
-    case '/v1/models':
-    case '/models':
-      return { route: { kind: 'models' }, scope };
-    case '/health':
-    case '/healthz':
-    case '/v1/health':
-      return { route: { kind: 'health' }, scope };
-    case '/admin/policy':
-      return { route: scope ? { kind: 'not-found', path } : { kind: 'admin-policy' }, scope };
-    default: {
-      const model = /^\/(?:v1\/)?models\/(.+)$/.exec(path);
-      if (model) return { route: { kind: 'model', id: decode(model[1], 'model id') }, scope };
-      return { route: { kind: 'not-found', path }, scope };
-    }
+  for (const r of COMPILED) {
+    if (scope && !r.scoped) continue;
+    const found = r.pattern.exec(path);
+    if (!found) continue;
+    const params: Record<string, string> = {};
+    r.keys.forEach((k, i) => (params[k] = decode(found[i + 1]!, `${k} id`)));
+    return { route: r.route(params), scope };
   }
+  return { route: { kind: 'not-found', path }, scope };
 }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import { requireTokenOrTrusted, sameSecret } from '../common/access';
 import { answerClientErrorsWithJson } from '../common/client-error';
 import { createServiceServer } from '../common/http-server';
+import { clip, quote, type RouteDoc } from '../common/front-door';
 import type { AddressInfo } from 'node:net';
 import { AGENT_APIS } from './apis';
 import { Conversations } from './apis/responses-store';
@@ -15,7 +16,7 @@ import { PolicyManager } from './policy';
 import { PolicyRegistry } from './policy-registry';
 import { parseDrain, parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
-import { routeOf } from './routes';
+import { methodsOf, routeDocs, routeOf } from './routes';
 import type { SamplerFactory } from './sampler';
 import type { SpanSink } from './span-sink';
 
@@ -46,6 +47,8 @@ export interface ProxyServer {
   policies: PolicyManager;
   registry: PolicyRegistry;
   server: http.Server;
+  /** Every route, as the route fuzz test reads them (routes.ts). */
+  routes: RouteDoc[];
   /** Stops accepting calls; with graceMs, lets in-flight calls finish first (at most that long). */
   close(graceMs?: number): Promise<void>;
 }
@@ -92,30 +95,27 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const { route, scope: urlScope } = routeOf(req.url ?? '/');
     const method = req.method ?? 'GET';
-    const allow = (methods: string[]) => {
+    if (route.kind !== 'not-found' && route.kind !== 'call') {
+      const methods = methodsOf(route);
       if (!methods.includes(method)) throw new ApiError(405, `${method} is not allowed here; use ${methods.join(' or ')}`, 'invalid_request_error', null, 'method_not_allowed');
-    };
+    }
     switch (route.kind) {
       case 'health': {
-        allow(['GET', 'HEAD']);
         const a = policies.current();
         const held = registry.describe().map(({ switchId, inFlight }) => ({ switchId, inFlight }));
         return send(res, 200, { status: 'ok', policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() + registry.inFlightCalls(), registry: held });
       }
       case 'models': {
-        allow(['GET']);
         const a = policies.current();
         const created = a ? Math.floor(a.activatedAt / 1000) : 0;
         return send(res, 200, { object: 'list', data: a ? [{ id: a.spec.modelName, object: 'model', created, owned_by: 'agl-temporal' }] : [] });
       }
       case 'model': {
-        allow(['GET']);
         const a = policies.current();
-        if (!a || a.spec.modelName !== route.id) throw new ApiError(404, `The model ${JSON.stringify(route.id)} does not exist`, 'invalid_request_error', 'model', 'model_not_found');
+        if (!a || a.spec.modelName !== route.id) throw new ApiError(404, `The model ${quote(route.id)} does not exist`, 'invalid_request_error', 'model', 'model_not_found');
         return send(res, 200, { id: a.spec.modelName, object: 'model', created: Math.floor(a.activatedAt / 1000), owned_by: 'agl-temporal' });
       }
       case 'admin-policy': {
-        allow(['GET', 'POST']);
         if (!authorized(req)) throw new ApiError(401, 'admin endpoints need "Authorization: Bearer <AGL_PROXY_ADMIN_TOKEN>"', 'authentication_error', null, 'invalid_api_key');
         if (method === 'GET') return send(res, 200, describe(policies, registry));
         const body = await readJson(req, maxBody);
@@ -128,7 +128,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
       case 'call':
         return serveCall(req, res, AGENT_APIS[route.api], urlScope, { callOptions, conversations, maxBodyBytes: maxBody });
       default:
-        throw new ApiError(404, `no route for ${method} ${route.path}`, 'invalid_request_error', null, 'not_found');
+        throw new ApiError(404, `no route for ${method} ${clip(route.path)}`, 'invalid_request_error', null, 'not_found');
     }
   }
 
@@ -148,6 +148,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
     policies,
     registry,
     server,
+    routes: routeDocs(),
     close: async (graceMs = 0) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -76,7 +76,15 @@ export class TinkerSamplerFactory implements SamplerFactory {
     }
   }
 
-  close(): Promise<void> {
-    return this.service.close();
+  /**
+   * Finishes the Tinker session, waiting at most `waitMs`: ServiceClient.close waits for a session still being
+   * created, which against a trainer that does not answer retries for minutes (the proxy took over 5 s to exit on
+   * SIGTERM). The trainer ends a session whose heartbeats stop by itself.
+   */
+  async close(waitMs = 400): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([this.service.close('success', undefined, { timeoutMs: waitMs }).catch(() => undefined), gaveUp]);
+    clearTimeout(timer);
   }
 }

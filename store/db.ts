@@ -3,10 +3,11 @@
 // it returns, so it survives kill -9 of the server (the OS keeps the pages). For power loss the server adds a
 // group fsync of the WAL before acknowledging writes (group-commit.ts), in mode 'full'.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CALL_KEY_ATTR } from './types';
 import { addFairShare } from './fair-share';
+import { isDamage, quickCheck, refuseDamaged } from './damage';
 
 export type SyncMode = 'full' | 'normal';
 
@@ -109,7 +110,19 @@ CREATE TABLE IF NOT EXISTS step_records (
 
 export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const existed = path !== ':memory:' && (statSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0;
   const db = new Database(path);
+  // A damaged file is refused before anything reads or writes it (damage.ts): SQLite's quick_check, one pass.
+  if (existed) {
+    let problem: string | null;
+    try {
+      problem = quickCheck(db);
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      problem = (err as Error).message;
+    }
+    if (problem) refuseDamaged(db, path, problem);
+  }
   // Takes effect on a new database only (so before WAL mode writes its header): pages retention frees can then be given back while the store runs
   // (retention.ts); an older database reuses them for later writes instead.
   db.pragma('auto_vacuum = INCREMENTAL');

@@ -8,7 +8,7 @@
 // is back to normal by itself. On a disk with room (over 16 MiB free) SQLite's defaults stay as they are.
 import type Database from 'better-sqlite3';
 import { statfsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 
 /** Room on the volume below which the store counts itself full even without a failed write. */
 const MIN_FREE_BYTES = 64 * 1024;
@@ -38,7 +38,8 @@ export class DiskGuard {
 
   /** The message a refused write gets. */
   get message(): string {
-    return `the store's disk is full (${dirname(this.dbPath)}${this.full ? `, since ${new Date(this.full.since).toISOString()}` : ''}): ` +
+    return `the store's disk is full (${basename(this.dbPath)} in the store's data directory, ${this.freeBytes()} bytes free` +
+      `${this.full ? `, since ${new Date(this.full.since).toISOString()}` : ''}): ` +
       'writes are refused until space is freed, reads still work; the store serves writes again by itself once there is room';
   }
 
@@ -47,7 +48,7 @@ export class DiskGuard {
     if (!isDiskFull(err)) return false;
     if (!this.full) {
       this.full = { since: Date.now(), reason: String((err as Error).message ?? err) };
-      this.log(`disk full: ${this.full.reason}; writes answered 507 until space comes back`);
+      this.log(`disk full: ${this.dbPath} (${this.freeBytes()} bytes free on ${dirname(this.dbPath)}): ${this.full.reason}; writes answered 507 until space comes back`);
     }
     this.checkpoint();
     return true;

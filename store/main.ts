@@ -26,6 +26,6 @@ runMain(async () => {
     token: process.env.AGL_STORE_TOKEN || undefined,
     sync,
   });
+  exitOnSignal(() => server.close(), { name: 'store' });
   announceListening('store', args.host, server.port);
-  exitOnSignal(() => server.close());
 });

@@ -1,5 +1,6 @@
 // Validation of pagination/sort/filter arguments and their translation to SQL fragments.
 // Python answers 400 with a message for each of these mistakes (§4.2); so do we.
+import { clip } from '../common/front-door';
 import { BadRequestError } from './errors';
 import type { FilterLogic, Pagination, SortOrder } from './types';
 
@@ -18,17 +19,17 @@ export function checkPagination(p: Pagination, allowedSortFields: readonly strin
   if (limit === 0 || limit < -1) throw new BadRequestError(`Invalid limit: ${limit}, must be -1 or a positive integer`);
   if (offset < 0) throw new BadRequestError(`Invalid offset: ${offset}, must be >= 0`);
   if (sortOrder !== 'asc' && sortOrder !== 'desc') {
-    throw new BadRequestError(`Invalid sort_order: ${sortOrder}, must be 'asc' or 'desc'`);
+    throw new BadRequestError(`Invalid sort_order: ${clip(sortOrder)}, must be 'asc' or 'desc'`);
   }
   if (sortBy !== null && !allowedSortFields.includes(sortBy)) {
-    throw new BadRequestError(`Invalid sort_by: ${sortBy}, allowed fields are: ${allowedSortFields.join(', ')}`);
+    throw new BadRequestError(`Invalid sort_by: ${clip(sortBy)}, allowed fields are: ${allowedSortFields.join(', ')}`);
   }
   return { limit, offset, sortBy, sortOrder };
 }
 
 export function checkFilterLogic(value: string | undefined): FilterLogic {
   const logic = value ?? 'and';
-  if (logic !== 'and' && logic !== 'or') throw new BadRequestError(`Invalid filter_logic: ${logic}, must be 'and' or 'or'`);
+  if (logic !== 'and' && logic !== 'or') throw new BadRequestError(`Invalid filter_logic: ${clip(logic)}, must be 'and' or 'or'`);
   return logic;
 }
 

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { batchOfPolicyResourcesId, policyResourcesPrefix } from '../common/policy-resources-id';
+import { quote } from '../common/front-door';
 import { BadRequestError } from './errors';
 import type { StoreDb } from './store-db';
 
@@ -26,7 +27,7 @@ export interface PruneResult {
  */
 export function pruneRun(s: StoreDb, run: string, beforeBatch: number): PruneResult {
   if (!run || run.includes('\u0000')) throw new BadRequestError('Invalid run: a non-empty name is required');
-  if (!Number.isInteger(beforeBatch) || beforeBatch < 0) throw new BadRequestError(`Invalid before_batch: a whole number >= 0 is required, got ${JSON.stringify(beforeBatch)}`);
+  if (!Number.isInteger(beforeBatch) || beforeBatch < 0) throw new BadRequestError(`Invalid before_batch: a whole number >= 0 is required, got ${quote(beforeBatch)}`);
   const lo = `${run}/`;
   const hi = `${run}0`; // '0' follows '/': every key with the prefix sorts between lo and hi
   const out: PruneResult = { rollouts: 0, spans: 0, resources: 0, stepRecords: 0 };

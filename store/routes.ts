@@ -2,6 +2,7 @@
 // Literal segments come before `{id}` segments where they overlap (rollouts/search before rollouts/{id}, …).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import { compilePath, idProblem, quote, schemaFields, type RouteDoc } from '../common/front-door';
 import { BadRequestError, ValidationError } from './errors';
 import type { LightningStore } from './lightning-store';
 import * as S from './schemas';
@@ -15,7 +16,8 @@ import { rewardProblem } from './reward-check';
 export interface RouteContext {
   params: Record<string, string>;
   body: unknown;
-  query: URLSearchParams;
+  /** The query parameters the route declares, checked against its schema. */
+  query: unknown;
   headers: IncomingHttpHeaders;
 }
 export interface RouteResult {
@@ -26,7 +28,16 @@ export interface Route {
   method: 'GET' | 'POST';
   pattern: RegExp;
   keys: string[];
+  /** What the route reads, as the route fuzz test sees it (common/front-door.ts). */
+  doc: RouteDoc;
   handle: (ctx: RouteContext) => RouteResult;
+}
+
+/** Query parameters of a GET list route: the schema they are checked against, and which are lists or integers. */
+interface QuerySpec {
+  schema: z.ZodType;
+  lists?: string[];
+  ints?: string[];
 }
 
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -66,7 +77,7 @@ function queryToObject(q: URLSearchParams, lists: string[], ints: string[]): Rec
     if (lists.includes(key)) out[key] = q.getAll(key);
     else if (ints.includes(key)) {
       const n = Number(q.get(key));
-      if (!Number.isInteger(n)) throw new BadRequestError(`Invalid ${key}: ${q.get(key)}, must be an integer`);
+      if (!Number.isInteger(n)) throw new BadRequestError(`Invalid ${key}: ${quote(q.get(key))}, must be an integer`);
       out[key] = n;
     } else out[key] = q.get(key);
   }
@@ -98,11 +109,21 @@ function checkReward(body: unknown): void {
 
 export function buildRoutes(store: LightningStore): Route[] {
   const routes: Route[] = [];
-  const add = (method: Route['method'], path: string, handle: Route['handle']) => {
-    const keys: string[] = [];
-    const pattern = new RegExp('^/v1/agl' + path.replace(/\{(\w+)\}/g, (_m, k: string) => { keys.push(k); return '([^/]+)'; }) + '$');
-    routes.push({ method, pattern, keys, handle });
+  /** A route: its handler gets the body as sent and, when it declares `query`, the checked query parameters. */
+  const add = (method: Route['method'], path: string, handle: Route['handle'], o: { body?: z.ZodType; query?: QuerySpec } = {}) => {
+    const { pattern, keys } = compilePath(path, '/v1/agl');
+    const query = o.query;
+    const doc: RouteDoc = { method, path: `/v1/agl${path}` };
+    if (o.body) doc.fields = schemaFields(o.body);
+    if (query) {
+      doc.query = Object.fromEntries(schemaFields(query.schema).map((k) => [k, query.lists?.includes(k) ? 'list' : query.ints?.includes(k) ? 'int' : 'string']));
+    }
+    const run: Route['handle'] = query
+      ? (ctx) => handle({ ...ctx, query: validate(query.schema, queryToObject(ctx.query as URLSearchParams, query.lists ?? [], query.ints ?? [])) })
+      : handle;
+    routes.push({ method, pattern, keys, doc, handle: run });
   };
+  const PAGE = ['limit', 'offset'];
 
   add('GET', '/health', () => ok({ status: 'ok' }));
 
@@ -110,84 +131,83 @@ export function buildRoutes(store: LightningStore): Route[] {
     const { rollouts } = validate(S.EnqueueManySchema, body);
     const reqs = rollouts as EnqueueRolloutRequest[];
     return created(store.enqueueRollouts(reqs, idempotencyKeys(reqs, headerValue(headers, 'idempotency-key'))));
-  });
+  }, { body: S.EnqueueManySchema });
   add('POST', '/queues/rollouts/dequeue', ({ body }) => {
     const req = validate(S.DequeueSchema, body) ?? {};
     const limit = req.limit ?? 1;
     return ok(limit <= 0 ? [] : store.dequeue(limit, req.worker_id ?? null, { agent: req.agent ?? null, keyPrefix: req.key_prefix ?? null }));
-  });
+  }, { body: S.DequeueSchema });
 
   add('POST', '/rollouts', ({ body, headers }) => {
     const req = validate(S.StartRolloutSchema, body) as EnqueueRolloutRequest & { worker_id?: string | null };
     const key = idempotencyKeys([req], headerValue(headers, 'idempotency-key'))[0] ?? null;
     return created(store.startRollout(req, key));
-  });
-  add('GET', '/rollouts', ({ query }) =>
-    ok(store.queryRollouts(validate(S.QueryRolloutsSchema, queryToObject(query, ['status_in', 'rollout_id_in'], ['limit', 'offset'])) as QueryRolloutsRequest)));
+  }, { body: S.StartRolloutSchema });
+  add('GET', '/rollouts', ({ query }) => ok(store.queryRollouts(query as QueryRolloutsRequest)),
+    { query: { schema: S.QueryRolloutsSchema, lists: ['status_in', 'rollout_id_in'], ints: PAGE } });
   add('POST', '/rollouts/search', ({ body }) =>
-    ok(store.queryRollouts(validate(S.QueryRolloutsSchema, body ?? {}) as QueryRolloutsRequest)));
+    ok(store.queryRollouts(validate(S.QueryRolloutsSchema, body ?? {}) as QueryRolloutsRequest)), { body: S.QueryRolloutsSchema });
   add('GET', '/rollouts/{rollout_id}', ({ params }) => ok(store.getRolloutById(params.rollout_id!)));
   add('POST', '/rollouts/{rollout_id}', ({ params, body }) =>
-    ok(store.updateRollout(params.rollout_id!, validate(S.UpdateRolloutSchema, body ?? {}) as UpdateRolloutRequest)));
+    ok(store.updateRollout(params.rollout_id!, validate(S.UpdateRolloutSchema, body ?? {}) as UpdateRolloutRequest)), { body: S.UpdateRolloutSchema });
 
   add('POST', '/rollouts/{rollout_id}/attempts', ({ params, body }) => {
     const req = validate(S.StartAttemptSchema, body) ?? {};
     return created(store.startAttempt(params.rollout_id!, req.worker_id ?? null));
-  });
-  add('GET', '/rollouts/{rollout_id}/attempts', ({ params, query }) =>
-    ok(store.queryAttempts(params.rollout_id!, (validate(S.QueryAttemptsSchema, queryToObject(query, [], ['limit', 'offset'])) ?? {}) as Pagination)));
+  }, { body: S.StartAttemptSchema });
+  add('GET', '/rollouts/{rollout_id}/attempts', ({ params, query }) => ok(store.queryAttempts(params.rollout_id!, (query ?? {}) as Pagination)),
+    { query: { schema: S.QueryAttemptsSchema, ints: PAGE } });
   add('POST', '/rollouts/{rollout_id}/attempts/search', ({ params, body }) =>
-    ok(store.queryAttempts(params.rollout_id!, (validate(S.QueryAttemptsSchema, body) ?? {}) as Pagination)));
+    ok(store.queryAttempts(params.rollout_id!, (validate(S.QueryAttemptsSchema, body) ?? {}) as Pagination)), { body: S.QueryAttemptsSchema });
   add('GET', '/rollouts/{rollout_id}/attempts/latest', ({ params }) => ok(store.getLatestAttempt(params.rollout_id!)));
   add('POST', '/rollouts/{rollout_id}/attempts/{attempt_id}', ({ params, body }) =>
-    ok(store.updateAttempt(params.rollout_id!, params.attempt_id!, validate(S.UpdateAttemptSchema, body ?? {}) as UpdateAttemptRequest)));
+    ok(store.updateAttempt(params.rollout_id!, params.attempt_id!, validate(S.UpdateAttemptSchema, body ?? {}) as UpdateAttemptRequest)), { body: S.UpdateAttemptSchema });
 
-  add('GET', '/workers', ({ query }) =>
-    ok(store.queryWorkers(validate(S.QueryWorkersSchema, queryToObject(query, ['status_in'], ['limit', 'offset'])) as QueryWorkersRequest)));
+  add('GET', '/workers', ({ query }) => ok(store.queryWorkers(query as QueryWorkersRequest)),
+    { query: { schema: S.QueryWorkersSchema, lists: ['status_in'], ints: PAGE } });
   add('POST', '/workers/search', ({ body }) =>
-    ok(store.queryWorkers(validate(S.QueryWorkersSchema, body ?? {}) as QueryWorkersRequest)));
+    ok(store.queryWorkers(validate(S.QueryWorkersSchema, body ?? {}) as QueryWorkersRequest)), { body: S.QueryWorkersSchema });
   add('GET', '/workers/{worker_id}', ({ params }) => ok(store.getWorkerById(params.worker_id!)));
   add('POST', '/workers/{worker_id}', ({ params, body }) => {
     const req = validate(S.UpdateWorkerSchema, body);
     return ok(store.updateWorker(params.worker_id!, req && 'heartbeat_stats' in req ? (req.heartbeat_stats as JsonObject | null) : undefined));
-  });
+  }, { body: S.UpdateWorkerSchema });
 
   add('GET', '/statistics', () => ok(store.statistics()));
 
-  add('GET', '/resources', ({ query }) =>
-    ok(store.queryResources(validate(S.QueryResourcesSchema, queryToObject(query, [], ['limit', 'offset'])) as QueryResourcesRequest)));
+  add('GET', '/resources', ({ query }) => ok(store.queryResources(query as QueryResourcesRequest)),
+    { query: { schema: S.QueryResourcesSchema, ints: PAGE } });
   add('POST', '/resources', ({ body, headers }) =>
-    created(store.addResources(validate(S.NamedResourcesSchema, body) as NamedResources, headerValue(headers, 'idempotency-key') ?? null)));
+    created(store.addResources(validate(S.NamedResourcesSchema, body) as NamedResources, headerValue(headers, 'idempotency-key') ?? null)), { body: S.NamedResourcesSchema });
   add('GET', '/resources/latest', () => ok(store.getLatestResources()));
   add('GET', '/resources/{resources_id}', ({ params }) => ok(store.getResourcesById(params.resources_id!)));
   add('POST', '/resources/{resources_id}', ({ params, body }) =>
-    ok(store.updateResources(params.resources_id!, validate(S.NamedResourcesSchema, body) as NamedResources)));
+    ok(store.updateResources(params.resources_id!, validate(S.NamedResourcesSchema, body) as NamedResources)), { body: S.NamedResourcesSchema });
 
   add('POST', '/spans', ({ body }) => {
     checkReward(body);
     const inserted = store.addSpans([normalizeSpan(validate(S.SpanSchema, body))]);
     return created(inserted[0] ?? null);
-  });
-  add('GET', '/spans', ({ query }) =>
-    ok(store.querySpans(validate(S.QuerySpansSchema, queryToObject(query, [], ['limit', 'offset'])) as QuerySpansRequest)));
-  add('POST', '/spans/search', ({ body }) => ok(store.querySpans(validate(S.QuerySpansSchema, body) as QuerySpansRequest)));
+  }, { body: S.SpanSchema });
+  add('GET', '/spans', ({ query }) => ok(store.querySpans(query as QuerySpansRequest)), { query: { schema: S.QuerySpansSchema, ints: PAGE } });
+  add('POST', '/spans/search', ({ body }) => ok(store.querySpans(validate(S.QuerySpansSchema, body) as QuerySpansRequest)), { body: S.QuerySpansSchema });
   add('POST', '/spans/calls', ({ body }) => {
     const req = validate(S.CallRecordSchema, body);
     return ok(store.callRecord(req.rollout_id, req.attempt_id, req.call_key, req.with_last ?? false));
-  });
+  }, { body: S.CallRecordSchema });
   add('POST', '/spans/next', ({ body }) => {
     const req = validate(S.NextSequenceSchema, body);
     return ok({ sequence_id: store.nextSequenceIds([req.rollout_id])[0] });
-  });
+  }, { body: S.NextSequenceSchema });
 
   // A training run's records (ours; store/run-records.ts).
   add('GET', '/runs', () => ok(store.runRecordRuns()));
   add('POST', '/runs/{run}/records', ({ params, body }) =>
-    ok(store.putRunRecords(params.run!, validate(S.PutRunRecordsSchema, body).records)));
+    ok(store.putRunRecords(params.run!, validate(S.PutRunRecordsSchema, body).records)), { body: S.PutRunRecordsSchema });
   add('POST', '/runs/{run}/prune', ({ params, body }) =>
-    ok(store.pruneRun(params.run!, (body as { before_batch?: unknown } | null)?.before_batch as number)));
+    ok(store.pruneRun(params.run!, validate(S.PruneRunSchema, body).before_batch)), { body: S.PruneRunSchema });
   add('POST', '/runs/{run}/records/search', ({ params, body }) =>
-    ok(store.queryRunRecords(params.run!, validate(S.QueryRunRecordsSchema, body))));
+    ok(store.queryRunRecords(params.run!, validate(S.QueryRunRecordsSchema, body))), { body: S.QueryRunRecordsSchema });
   return routes;
 }
 
@@ -204,8 +224,10 @@ export function matchRoute(routes: Route[], method: string, path: string):
       try {
         params[k] = decodeURIComponent(m[i + 1]!);
       } catch {
-        throw new BadRequestError(`Malformed percent-encoding in the path parameter ${k}: ${JSON.stringify(m[i + 1]!.slice(0, 100))}`);
+        throw new BadRequestError(`Malformed percent-encoding in the path parameter ${k}: ${quote(m[i + 1]!)}`);
       }
+      const problem = idProblem(params[k]!);
+      if (problem) throw new BadRequestError(`Invalid ${k} in the path: ${problem}`);
     });
     return { route, params };
   }

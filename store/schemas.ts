@@ -186,3 +186,6 @@ export const QueryRunRecordsSchema = z.object({
   key: z.string().optional(),
   limit: z.number().int().min(1).optional(),
 });
+
+/** `POST /runs/{run}/prune`: retention's cut (store/retention.ts). */
+export const PruneRunSchema = z.object({ before_batch: z.number().int().min(0, 'must be a whole number >= 0') });

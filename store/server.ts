@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
 import { DiskGuard } from './disk-guard';
+import { DamageWatch } from './damage';
+import { clientMessage, clip, quote, schemaFields, type RouteDoc } from '../common/front-door';
 import { StallClock } from './stall-clock';
 import { createGateway, type GatewayOptions } from './gateway/http';
 import { GroupCommit } from './group-commit';
@@ -31,6 +33,8 @@ export interface StoreServerOptions {
   /** Upper bound of a long-poll wait; Python clients give up after 30 s. */
   maxWaitSeconds?: number;
   sync?: SyncMode;
+  /** How often the database is checked in the background for damage (damage.ts; default 60 s, 0 = never). */
+  integrityCheckMs?: number;
   /** The Agent-lightning 1.0 gateway API (/healthz, /api, /proxy): its proxy's options (store/gateway/). */
   gateway?: GatewayOptions['proxy'];
   log?: (line: string) => void;
@@ -40,6 +44,8 @@ export interface StoreServer {
   url: string;
   port: number;
   store: LightningStore;
+  /** Every route the server answers (its JSON API, OTLP, the 1.0 gateway), as the route fuzz test reads them. */
+  routes: RouteDoc[];
   close(): Promise<void>;
 }
 
@@ -51,13 +57,26 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** FastAPI's issue list, each part bounded: a location may hold a key of the input (a record's), a message its value. */
+function boundedIssues(issues: ValidationError['issues']): ValidationError['issues'] {
+  return issues.slice(0, 20).map((i) => ({ ...i, loc: i.loc.map((l) => (typeof l === 'string' ? clip(l) : l)), msg: clientMessage(i.msg, {}, 300) }));
+}
+
+/**
+ * An error as the client sees it: the store's own refusals with their message; anything else a 500 with one line
+ * (the error's name and message, no stack trace and no path of this machine; the stack goes to the log).
+ */
 function sendError(res: ServerResponse, err: unknown, log: (line: string) => void): void {
-  if (err instanceof ValidationError) return sendJson(res, err.status, { detail: err.issues });
-  if (err instanceof StoreError) return sendJson(res, err.status, { detail: err.message });
+  if (err instanceof ValidationError) return sendJson(res, err.status, { detail: boundedIssues(err.issues) });
+  if (err instanceof StoreError) return sendJson(res, err.status, { detail: clientMessage(err.message, ROOTS, 500) });
   const e = err as Error;
   log(`internal error: ${e?.stack ?? String(err)}`);
-  sendJson(res, 500, { detail: 'Internal server error', error_type: e?.name ?? 'Error', traceback: e?.stack ?? String(err) });
+  const name = e?.name ?? 'Error';
+  sendJson(res, 500, { detail: `Internal server error: ${name}: ${clientMessage(String(e?.message ?? err), ROOTS, 300)}`, error_type: name });
 }
+
+/** Paths of this machine that error messages must not show, and what they are shown as. */
+const ROOTS: Record<string, string> = { [process.cwd()]: '<store dir>' };
 
 export async function startStoreServer(options: StoreServerOptions): Promise<StoreServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[store] ${line}\n`));
@@ -68,11 +87,16 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const store = new LightningStore(db, { batchWrites: true });
   // A full disk: writes answered 507 with the reason, the WAL kept in check, normal again by itself (disk-guard.ts).
   const disk = new DiskGuard(db, options.dbPath, log);
+  // A damaged page, met by a request or by the background check: every answer says so from then on (damage.ts).
+  const damage = new DamageWatch({ dbPath: options.dbPath, log, intervalMs: options.integrityCheckMs });
   const fail = (res: ServerResponse, err: unknown) => {
+    if (damage.noticed(err)) return sendJson(res, 503, { detail: damage.message, status: 'damaged' });
     const rolledBack = disk.full !== null && /rolled back by SQLite/.test(String((err as Error)?.message));
-    if (disk.failed(err) || rolledBack) return sendJson(res, 507, { detail: disk.message });
+    if (disk.failed(err) || rolledBack) return sendJson(res, 507, { detail: disk.message, status: 'disk_full' });
     sendError(res, err, log);
   };
+  /** The store's health: damaged, disk_full or ok. */
+  const health = () => damage.health() ?? disk.health();
   const groupCommit = options.dbPath !== ':memory:' && (options.sync ?? 'full') === 'full' ? new GroupCommit(`${options.dbPath}-wal`, options.dbPath) : null;
   /**
    * Call after a handler ran, before answering: waits until what it saw is committed and, when it wrote, on disk.
@@ -85,7 +109,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     if (wrote) disk.succeeded();
   };
   const routes = buildRoutes(store);
-  const gateway = createGateway({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, proxy: options.gateway });
+  const gateway = createGateway({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, proxy: options.gateway, health });
   const openWaits = new Set<() => void>();
 
   const authorized = (req: IncomingMessage, path: string): boolean => {
@@ -169,26 +193,47 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     res.end(payload);
   }
 
+  /** The routes served outside the JSON API's table (routes.ts): they answer on the response themselves. */
+  const served: { doc: RouteDoc; serve(req: IncomingMessage, res: ServerResponse): Promise<void> | void }[] = [
+    {
+      doc: { method: 'GET', path: '/v1/agl/health' },
+      serve: (_req, res) => {
+        let use: ReturnType<typeof diskUse> | undefined;
+        try {
+          use = diskUse(db, options.dbPath);
+        } catch (err) {
+          if (!damage.noticed(err)) throw err; // reading the file's size and free pages met the damage
+        }
+        const now = health();
+        sendJson(res, now.status === 'ok' ? 200 : 503, { ...now, ...(use ? { disk: use } : {}) });
+      },
+    },
+    { doc: { method: 'POST', path: '/v1/traces', fields: ['resourceSpans', 'scopeSpans', 'spans', 'attributes', 'key', 'value'] }, serve: handleTraces },
+    {
+      // Answered once the rollouts it reports are committed (listeners hear of finished ones only after that).
+      doc: { method: 'POST', path: '/v1/agl/waits/rollouts', fields: schemaFields(WaitRolloutsSchema), fuzz: 'skip' },
+      serve: async (req, res) => waitForRollouts(req, res, parseJsonBody(await readBody(req, bodyLimit))),
+    },
+  ];
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://store');
     } catch {
-      return sendJson(res, 400, { detail: `Malformed request target ${JSON.stringify(String(req.url).slice(0, 100))}` });
+      return sendJson(res, 400, { detail: `Malformed request target ${quote(String(req.url))}` });
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    const isHealth = path === '/v1/agl/health' || path === '/healthz';
+    // Fail closed: a damaged database answers nothing but its health, and that it is damaged.
+    if (damage.damaged && !isHealth) return sendJson(res, 503, { detail: damage.message, status: 'damaged' });
     if (gateway.owns(url.pathname)) return gateway.handle(req, res, url); // checks the key itself, as upstream does
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
-    if (path === '/v1/agl/health' && method === 'GET') return sendJson(res, disk.full ? 503 : 200, { ...disk.health(), disk: diskUse(db, options.dbPath) });
-    if (path === '/v1/traces' && method === 'POST') return handleTraces(req, res);
+    const own = served.find((r) => r.doc.path === path && r.doc.method === method);
+    if (own) return own.serve(req, res);
     if (['/v1/metrics', '/v1/logs', '/v1/development/profiles'].includes(path)) {
-      res.writeHead(501).end();
-      return;
-    }
-    if (path === '/v1/agl/waits/rollouts' && method === 'POST') {
-      // Answered once the rollouts it reports are committed (listeners hear of finished ones only after that).
-      return waitForRollouts(req, res, parseJsonBody(await readBody(req, bodyLimit)));
+      return sendJson(res, 404, { detail: 'This store takes OTLP traces only (POST /v1/traces); metrics, logs and profiles are not served' });
     }
     const match = matchRoute(routes, method, path);
     if (match === null) return sendJson(res, 404, { detail: 'Not Found' });
@@ -221,20 +266,21 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
   const watchdog = setInterval(() => {
     disk.tick();
     // Every 10 s: give pages retention freed back to the disk, a few MiB at a time (retention.ts).
-    if (++ticks % 10 === 0) {
+    if (++ticks % 10 === 0 && !damage.damaged) {
       try {
         vacuumSome(db);
       } catch (err) {
-        if (!disk.failed(err)) log(`incremental vacuum: ${(err as Error).message}`);
+        if (!damage.noticed(err) && !disk.failed(err)) log(`incremental vacuum: ${(err as Error).message}`);
       }
     }
     const stalledMs = clock.tick();
     if (stalledMs > 0) log(`the store was stalled for ${(stalledMs / 1000).toFixed(1)} s: runner silence counts from now, not from before`);
+    if (damage.damaged) return; // nothing is written into a damaged file
     try {
       const n = store.scanUnhealthy(clock.servingSince);
       if (n > 0) log(`watchdog: ${n} attempt(s) timed out or unresponsive`);
     } catch (err) {
-      if (!disk.failed(err)) log(`watchdog error: ${(err as Error).message}`);
+      if (!damage.noticed(err) && !disk.failed(err)) log(`watchdog error: ${(err as Error).message}`);
     }
   }, watchdogMs);
   watchdog.unref();
@@ -250,15 +296,22 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     url: `http://${urlHost}:${port}`,
     port,
     store,
+    routes: [...served.map((r) => r.doc), ...routes.map((r) => r.doc), ...gateway.routes],
     async close() {
       clearInterval(watchdog);
+      damage.close();
       for (const finish of [...openWaits]) finish();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      store.flush();
-      groupCommit?.close();
-      db.close();
+      try {
+        store.flush();
+      } catch (err) {
+        if (!damage.noticed(err) && !disk.failed(err)) throw err;
+      } finally {
+        groupCommit?.close();
+        db.close();
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 // Spans (§3.4, §3.6): sequence ids, inserts with their heartbeat side effects, queries, and our call records.
+import { clip } from '../common/front-door';
 import { NotFoundError } from './errors';
 import { checkFilterLogic, checkPagination, combine, contains, equals, limitClause, orderBy, type Condition } from './query';
 import { spanFromBody, type AttemptRow } from './rows';
@@ -41,7 +42,7 @@ export function addSpans(s: StoreDb, spans: Span[]): Span[] {
         const attempt = s.attemptRow(input.rollout_id, input.attempt_id);
         if (!attempt) {
           s.requireRolloutRow(input.rollout_id);
-          throw new NotFoundError(`Attempt ${input.attempt_id} not found for rollout ${input.rollout_id}`);
+          throw new NotFoundError(`Attempt ${clip(input.attempt_id)} not found for rollout ${clip(input.rollout_id)}`);
         }
         attempts.set(key, attempt);
       }

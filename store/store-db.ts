@@ -7,6 +7,7 @@
 // the same pages many times over. `settled()` resolves when the batch a request ran in has committed; the server
 // answers no request (reads included: they may have seen the batch) before that, and no write before the group
 // fsync after it (group-commit.ts). Listeners hear of finished rollouts after the commit.
+import { clip } from '../common/front-door';
 import type Database from 'better-sqlite3';
 import { NotFoundError } from './errors';
 import { rolloutFromRow, type AttemptRow, type RolloutRow } from './rows';
@@ -152,7 +153,7 @@ export class StoreDb {
 
   requireRolloutRow(id: string): RolloutRow {
     const row = this.rolloutRow(id);
-    if (!row) throw new NotFoundError(`Rollout ${id} not found`);
+    if (!row) throw new NotFoundError(`Rollout ${clip(id)} not found`);
     return row;
   }
 

@@ -1,6 +1,7 @@
 // The state changes of §3 that several operations share, each run inside the caller's transaction: a rollout's
 // status with its side effects, the queue, a new attempt, an attempt update driving its rollout, and the worker
 // telemetry that follows attempts (§3.3).
+import { clip } from '../common/front-door';
 import { newAttemptId } from './ids';
 import { attemptFromRow, rolloutFromRow, toNullableJsonText, type AttemptRow, type RolloutRow } from './rows';
 import type { StoreDb } from './store-db';
@@ -98,11 +99,11 @@ export function applyAttemptUpdate(s: StoreDb, rolloutId: string, attemptId: str
   // Only what this needs of the rollout (its input and metadata can be large: not read, not parsed).
   const rollout = s.stmt('SELECT status, latest_attempt_id, config FROM rollouts WHERE rollout_id = ?').get(rolloutId) as
     Pick<RolloutRow, 'status' | 'latest_attempt_id' | 'config'> | undefined;
-  if (!rollout) throw new NotFoundError(`Rollout ${rolloutId} not found`);
-  if (!rollout.latest_attempt_id) throw new NotFoundError(`No attempts found for rollout ${rolloutId}`);
+  if (!rollout) throw new NotFoundError(`Rollout ${clip(rolloutId)} not found`);
+  if (!rollout.latest_attempt_id) throw new NotFoundError(`No attempts found for rollout ${clip(rolloutId)}`);
   const id = attemptId === 'latest' ? rollout.latest_attempt_id : attemptId;
   const row = s.attemptRow(rolloutId, id);
-  if (!row) throw new NotFoundError(`Attempt ${attemptId} not found for rollout ${rolloutId}`);
+  if (!row) throw new NotFoundError(`Attempt ${clip(attemptId)} not found for rollout ${clip(rolloutId)}`);
   const attempt = attemptFromRow(row);
   if (update.worker_id !== undefined) attempt.worker_id = update.worker_id;
   if (update.status !== undefined) {

@@ -60,6 +60,6 @@ runMain(async () => {
     ...envSettings(process.env),
     log: (line) => process.stderr.write(`[trainer] ${line}\n`),
   });
+  exitOnSignal(() => server.close(), { name: 'trainer' });
   announceListening('trainer', args.host, server.port);
-  exitOnSignal(() => server.close());
 });

@@ -1,6 +1,7 @@
 // Checks of request fields every API shares (pure). Integers and floats are both accepted where a number is
 // expected (JSON has one number type); integer fields reject fractions. Errors are ApiError(400) naming the
 // parameter; each API prints them in its own error format.
+import { quote } from '../../common/front-door';
 import { badRequest } from '../errors';
 
 export type Obj = Record<string, unknown>;
@@ -21,7 +22,7 @@ export function requireObject(body: unknown): Obj {
 export function num(body: Obj, key: string, min: number, max: number, opts: { minExclusive?: boolean } = {}): number | undefined {
   if (!present(body, key)) return undefined;
   const v = body[key];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw badRequest(`${key} must be a number, got ${JSON.stringify(v)}`, key, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw badRequest(`${key} must be a number, got ${quote(v)}`, key, 'invalid_type');
   if (v > max || (opts.minExclusive ? v <= min : v < min)) {
     throw badRequest(`${key} must be ${opts.minExclusive ? 'greater than' : 'at least'} ${min} and at most ${max}, got ${v}`, key);
   }

@@ -2,6 +2,7 @@
 // `input_image`, Anthropic `image` blocks. Images travel inline as data: URLs; the proxy works offline and
 // fetches no URL, so a remote image is refused with a 400 saying how to send it. Whether the policy's model can
 // see at all is decided when the prompt is rendered (prompt.ts).
+import { quote } from '../../common/front-door';
 import type { ContentPart, ImagePart } from '../../chat';
 import { badRequest } from '../errors';
 import { isObj } from './fields';
@@ -17,7 +18,7 @@ export function imageFromUrl(url: unknown, where: string): ImagePart {
     return { type: 'image', image: url };
   }
   if (/^https?:/i.test(url)) throw badRequest(`${where}: ${REMOTE}`, where, 'remote_image_not_fetched');
-  throw badRequest(`${where}: expected a data: URL (data:image/png;base64,...), got ${JSON.stringify(url.slice(0, 40))}`, where, 'invalid_image');
+  throw badRequest(`${where}: expected a data: URL (data:image/png;base64,...), got ${quote(url.slice(0, 40))}`, where, 'invalid_image');
 }
 
 /** OpenAI chat: {"type": "image_url", "image_url": {"url": ..., "detail"?}} (or "image_url": "<url>"). */
@@ -46,7 +47,7 @@ export function anthropicImagePart(block: Record<string, unknown>, where: string
     return { type: 'image', image: `data:${src.media_type};base64,${src.data}` };
   }
   if (src.type === 'url') return imageFromUrl(src.url, `${where}.source.url`);
-  throw badRequest(`${where}.source.type must be "base64" or "url", got ${JSON.stringify(src.type)}`, `${where}.source.type`, 'invalid_type');
+  throw badRequest(`${where}.source.type must be "base64" or "url", got ${quote(src.type)}`, `${where}.source.type`, 'invalid_type');
 }
 
 /** Content as the chat model keeps it: a string when it is only text, parts when it holds images. */

@@ -3,6 +3,7 @@
 // and `image` blocks (image parts, for the models that see; in a tool result too). Blocks no renderer can show
 // (documents, redacted thinking, server tools) and a
 // final assistant message to continue (prefill, which renderers cannot express) are refused with a 400.
+import { quote } from '../../common/front-door';
 import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
 import { badRequest } from '../errors';
 import { anthropicImagePart, contentOf } from './image-parts';
@@ -102,7 +103,7 @@ export function conversation(messages: unknown): Message[] {
     if (!isObj(m)) throw badRequest(`${where}: must be an object`, where, 'invalid_type');
     if (m.role === 'user') out.push(...userTurn(m.content, `${where}.content`));
     else if (m.role === 'assistant') out.push(assistantTurn(m.content, `${where}.content`));
-    else throw badRequest(`${where}.role: must be "user" or "assistant", got ${JSON.stringify(m.role)}`, `${where}.role`);
+    else throw badRequest(`${where}.role: must be "user" or "assistant", got ${quote(m.role)}`, `${where}.role`);
   });
   if ((messages.at(-1) as Obj).role === 'assistant') {
     throw badRequest(
@@ -123,7 +124,7 @@ export function messagesTools(tools: unknown, choice: unknown): ToolSpec[] {
   const out = tools.map((t: unknown, i) => {
     const at = `tools.${i}`;
     if (!isObj(t) || (t.type !== undefined && t.type !== null && t.type !== 'custom')) {
-      throw badRequest(`${at}: only custom tools can be shown to the model, got ${JSON.stringify(isObj(t) ? t.type : typeof t)}`, at, 'unsupported_tool');
+      throw badRequest(`${at}: only custom tools can be shown to the model, got ${quote(isObj(t) ? t.type : typeof t)}`, at, 'unsupported_tool');
     }
     if (typeof t.name !== 'string' || !t.name || !isObj(t.input_schema)) throw badRequest(`${at}: must have a name and an input_schema object`, at, 'invalid_type');
     for (const k of Object.keys(t)) if (!TOOL_FIELDS.has(k)) throw badRequest(`${at}.${k}: not served (cannot be shown to the model)`, `${at}.${k}`, 'unsupported_parameter');

@@ -3,6 +3,7 @@
 // renderer once the call's policy is known. A renderer's reasoning is fixed by its name and trained as rendered, so
 // a setting it already renders is accepted and any other is refused with the renderer that would render it: never
 // silently ignored, never honoured by rendering something the run does not train.
+import { quote } from '../../common/front-door';
 import { describeReasoning, familyRenderers, reasoningProfile, type ReasoningProfile } from '../../chat/reasoning-profiles';
 import { recommendedRenderers } from '../../chat';
 import { badRequest } from '../errors';
@@ -30,7 +31,7 @@ export const EFFORT_WORDS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'
 export function effortAsk(v: unknown, param: string): ReasoningAsk | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || !(EFFORT_WORDS as readonly string[]).includes(v)) {
-    throw badRequest(`${param} must be one of ${EFFORT_WORDS.join(', ')}, got ${JSON.stringify(v)}`, param, 'invalid_value');
+    throw badRequest(`${param} must be one of ${EFFORT_WORDS.join(', ')}, got ${quote(v)}`, param, 'invalid_value');
   }
   return { param, effort: v };
 }

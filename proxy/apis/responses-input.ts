@@ -3,6 +3,7 @@
 // reasoning items (the thinking of the assistant turn they precede).
 // Image parts (input_image) become image parts for the models that see. Items no renderer can show (files,
 // references, hosted tools) are refused with a 400.
+import { quote } from '../../common/front-door';
 import type { ContentPart, Message, ToolCall, ToolSpec } from '../../chat';
 import { badRequest } from '../errors';
 import { contentOf, responsesImagePart } from './image-parts';
@@ -52,7 +53,7 @@ export function inputMessages(input: unknown): Message[] {
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
     if (type === 'message') {
       const role = ROLES[item.role as string];
-      if (!role) throw badRequest(`${where}.role must be one of user, assistant, system, developer; got ${JSON.stringify(item.role)}`, `${where}.role`);
+      if (!role) throw badRequest(`${where}.role must be one of user, assistant, system, developer; got ${quote(item.role)}`, `${where}.role`);
       if (role !== 'assistant') unanswered();
       const content = partsContent(item.content, `${where}.content`);
       const m: Message = { role, content: role === 'assistant' ? withReasoning(content) : content };

@@ -2,6 +2,7 @@
 // `tool_choice`, `max_output_tokens`, sampling fields (plus top_k and seed, as vLLM takes them), `stream` (the
 // Responses event stream), `store` and `previous_response_id` (responses-store.ts). The answer is a `response`
 // object whose output is a message and/or function calls, plus prompt_token_ids, token_ids and token_logprobs.
+import { quote } from '../../common/front-door';
 import type { Message } from '../../chat';
 import { withoutToolCallBlocks } from '../../chat/renderers/tool-call-json';
 import type { AnswerChoice, InternalAnswer } from '../answer';
@@ -58,7 +59,7 @@ function reasoningAsks(body: Obj): ReasoningAsk[] {
   }
   for (const k of ['summary', 'generate_summary']) {
     if (!isNullish(r[k]) && !SUMMARIES.includes(r[k] as string)) {
-      throw badRequest(`reasoning.${k} must be one of ${SUMMARIES.join(', ')}, got ${JSON.stringify(r[k])}`, `reasoning.${k}`);
+      throw badRequest(`reasoning.${k} must be one of ${SUMMARIES.join(', ')}, got ${quote(r[k])}`, `reasoning.${k}`);
     }
   }
   const ask = effortAsk(r.effort, 'reasoning.effort');

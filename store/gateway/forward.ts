@@ -6,6 +6,7 @@
 //   train/eval temperature applies (the gateway drops the agent's), as the policy it published says;
 // - a rollout made through /api/rollouts: an endpoint registered with /api/models for the gateway's model (as
 //   upstream: its temperatures and fields forced), else the proxy of the resources it was enqueued under.
+import { clip } from '../../common/front-door';
 import { pickLlm } from '../llm-resource';
 import { StoreError } from '../errors';
 import { getResourcesById } from '../resource-ops';
@@ -191,7 +192,7 @@ export async function forwardCall(ctx: ForwardContext, call: ProxyCall): Promise
     const started = startedByAgent(s, call.v1Id);
     await ctx.durable(before);
     // Cancelled in the store while queuing: there is no attempt to record its calls under.
-    if (!started.attempt) throw new StoreError(`Rollout ${call.v1Id} ended before it started (${started.row.status} in the store); it takes no calls`, 409);
+    if (!started.attempt) throw new StoreError(`Rollout ${clip(call.v1Id)} ended before it started (${started.row.status} in the store); it takes no calls`, 409);
     const aid = started.attempt.attempt_id;
     const t0 = performance.now();
     const answer = await sendWithRetries(target.url(aid), target.headers(aid), prepared, call.agentRetries, o, call.signal);

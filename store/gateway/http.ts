@@ -4,6 +4,8 @@
 // the store's own routes do.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sameSecret } from '../../common/access';
+import { compilePath, idProblem, quote, schemaFields, type RouteDoc } from '../../common/front-door';
+import type { z } from 'zod';
 import { StoreError, ValidationError } from '../errors';
 import { readBody } from '../http-body';
 import type { LightningStore } from '../lightning-store';
@@ -16,7 +18,8 @@ import { deleteModels, readPause, registerModels, writePause } from './models';
 import { getRollout, listRollouts, terminalPage } from './queries';
 import { createGatewayTables } from './schema';
 import * as S from './schemas';
-import type { Model1 } from './types';
+import type { Model1, State } from './types';
+import { invalidPath, type QueryParam } from './schemas';
 import { locate, stateOf } from './view';
 
 export interface GatewayOptions {
@@ -27,12 +30,26 @@ export interface GatewayOptions {
   /** Waits until the writes made since `before` (a store.writeCount) are committed and on disk. */
   durable(before: number): Promise<void>;
   proxy?: Partial<GatewayProxyOptions>;
+  /** The store's health (disk full, damaged database): /healthz answers it. */
+  health?: () => { status: string };
+}
+
+interface GatewayRoute {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  /** The parameter that takes the rest of the path (the forwarded API path), if any. */
+  rest: string | null;
+  query: Record<string, QueryParam>;
+  doc: RouteDoc;
+  handle: Handler;
 }
 
 interface Request {
   method: string;
   params: string[];
-  query: URLSearchParams;
+  /** The query parameters the route declares, parsed (schemas.ts queryParams). */
+  q: Record<string, unknown>;
   body(): Promise<unknown>;
   rawBody(): Promise<Buffer>;
   headers: IncomingMessage['headers'];
@@ -44,6 +61,8 @@ type Handler = (r: Request) => Reply | Promise<Reply>;
 const ok = (json: unknown, status = 200): Reply => ({ status, json });
 
 export interface Gateway {
+  /** The route table, as the route fuzz test reads it. */
+  routes: RouteDoc[];
   owns(path: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
 }
@@ -55,24 +74,36 @@ export function createGateway(o: GatewayOptions): Gateway {
   const inflight = { n: 0 };
   const pauseState = () => ({ ...readPause(s), inflight: inflight.n });
 
-  const routes: { method: string; pattern: RegExp; handle: Handler }[] = [];
-  const add = (method: string, pattern: RegExp, handle: Handler) => routes.push({ method, pattern, handle });
-  const id = '([^/]+)';
+  const routes: GatewayRoute[] = [];
+  /** A route: `path` names its parameters ({id}, {path*} for the rest), `query` the query parameters it reads. */
+  const add = (method: string, path: string, handle: Handler, o: { query?: Record<string, QueryParam>; body?: z.ZodType } = {}) => {
+    const { pattern, keys, rest } = compilePath(path);
+    const doc: RouteDoc = { method, path };
+    if (o.query) doc.query = Object.fromEntries(Object.entries(o.query).map(([k, q]) => [k, q.kind === 'states' ? 'list' : q.kind]));
+    if (o.body) doc.fields = schemaFields(o.body);
+    routes.push({ method, pattern, keys, rest, query: o.query ?? {}, doc, handle });
+  };
+  const limit = (fallback: number): QueryParam => ({ kind: 'int', fallback });
 
-  add('GET', /^\/healthz$/, () => ok({ status: 'ok' }));
-  add('POST', /^\/api\/rollouts$/, async (r) => ok(enqueue(s, S.body(S.RolloutCreateListSchema, await r.body()) as Create1[]), 201));
-  add('GET', /^\/api\/rollouts$/, (r) => ok(listRollouts(s, S.statesParam(r.query), S.intParam(r.query, 'limit', 500))));
-  add('GET', /^\/api\/rollouts\/terminal$/, (r) => ok(terminalPage(s, S.intParam(r.query, 'after', 0), S.intParam(r.query, 'limit', 1000))));
-  add('GET', new RegExp(`^/api/rollouts/${id}$`), (r) => ok(getRollout(s, r.params[0]!)));
-  add('PATCH', new RegExp(`^/api/rollouts/${id}$`), async (r) => {
+  add('GET', '/healthz', () => {
+    const h = o.health?.();
+    return h && h.status !== 'ok' ? ok(h, 503) : ok({ status: 'ok' });
+  });
+  add('POST', '/api/rollouts', async (r) => ok(enqueue(s, S.body(S.RolloutCreateListSchema, await r.body()) as Create1[]), 201), { body: S.RolloutCreateListSchema });
+  add('GET', '/api/rollouts', (r) => ok(listRollouts(s, r.q.state_in as State[], r.q.limit as number)),
+    { query: { state_in: { kind: 'states' }, limit: limit(500) } });
+  add('GET', '/api/rollouts/terminal', (r) => ok(terminalPage(s, r.q.after as number, r.q.limit as number)),
+    { query: { after: limit(0), limit: limit(1000) } });
+  add('GET', '/api/rollouts/{rollout_id}', (r) => ok(getRollout(s, r.params[0]!)));
+  add('PATCH', '/api/rollouts/{rollout_id}', async (r) => {
     const p = S.body(S.RolloutPatchSchema, (await r.body()) ?? {});
     return ok(patch(s, r.params[0]!, (p.status ?? {}) as StatusPatch));
-  });
-  add('DELETE', new RegExp(`^/api/rollouts/${id}$`), (r) => {
+  }, { body: S.RolloutPatchSchema });
+  add('DELETE', '/api/rollouts/{rollout_id}', (r) => {
     remove(s, r.params[0]!);
     return ok(null, 204);
   });
-  add('POST', new RegExp(`^/api/rollouts/${id}/attempt/${id}/events$`), async (r) => {
+  add('POST', '/api/rollouts/{rollout_id}/attempt/{attempt_id}/events', async (r) => {
     const [v1Id, attemptId] = r.params as [string, string];
     const e = S.body(S.EventCreateSchema, await r.body());
     const loc = locate(s, v1Id);
@@ -80,22 +111,22 @@ export function createGateway(o: GatewayOptions): Gateway {
     // A queuing rollout is started (a reward needs its store attempt); one that ended unstarted keeps the event only.
     const started = stateOf(loc) === 'queuing' ? startedByAgent(s, v1Id) : loc;
     return ok(recordEvent(s, started, attemptId, e.event_type, e.data as JsonObject));
-  });
-  add('GET', new RegExp(`^/api/rollouts/${id}/events$`), (r) => {
+  }, { body: S.EventCreateSchema });
+  add('GET', '/api/rollouts/{rollout_id}/events', (r) => {
     const loc = locate(s, r.params[0]!);
     if (!loc) throw notFound(r.params[0]!);
     return ok(queryEvents(s, loc, {
-      eventType: r.query.get('event_type'),
-      triplet: r.query.get('format') === 'triplet',
-      includeRoutedExperts: S.boolParam(r.query, 'include_routed_experts', true),
+      eventType: r.q.event_type as string | null,
+      triplet: r.q.format === 'triplet',
+      includeRoutedExperts: r.q.include_routed_experts as boolean,
     }));
-  });
-  add('POST', /^\/api\/models$/, async (r) => ok(registerModels(s, S.body(S.ModelListSchema, await r.body()) as Model1[]), 201));
-  add('DELETE', /^\/api\/models$/, () => {
+  }, { query: { event_type: { kind: 'string' }, format: { kind: 'string' }, include_routed_experts: { kind: 'bool', fallback: true } } });
+  add('POST', '/api/models', async (r) => ok(registerModels(s, S.body(S.ModelListSchema, await r.body()) as Model1[]), 201), { body: S.ModelListSchema });
+  add('DELETE', '/api/models', () => {
     deleteModels(s);
     return ok({ status: 'ok' });
   });
-  add('POST', new RegExp(`^/proxy/rollout/${id}/attempt/${id}/mode/${id}/openai/v1/(.+)$`), async (r) => {
+  add('POST', '/proxy/rollout/{rollout_id}/attempt/{attempt_id}/mode/{mode}/openai/v1/{path*}', async (r) => {
     const [v1Id, attemptId, mode, path] = r.params as [string, string, string, string];
     const raw = await r.rawBody();
     let parsed: { ok: true; value: unknown } | { ok: false } = { ok: true, value: undefined };
@@ -109,16 +140,16 @@ export function createGateway(o: GatewayOptions): Gateway {
       agentRetries: Number(r.headers['x-stainless-retry-count'] ?? 0) || 0,
     });
   });
-  add('POST', /^\/proxy\/pause$/, async (r) => {
+  add('POST', '/proxy/pause', async (r) => {
     const p = S.body(S.PauseSchema, (await r.body()) ?? {});
     writePause(s, true, p.retry_after_seconds, p.reason);
     return ok(pauseState());
-  });
-  add('POST', /^\/proxy\/resume$/, () => {
+  }, { body: S.PauseSchema });
+  add('POST', '/proxy/resume', () => {
     writePause(s, false);
     return ok(pauseState());
   });
-  add('GET', /^\/proxy\/state$/, () => ok(pauseState()));
+  add('GET', '/proxy/state', () => ok(pauseState()));
 
   const authorized = (req: IncomingMessage): boolean => {
     if (!o.token) return true;
@@ -139,12 +170,18 @@ export function createGateway(o: GatewayOptions): Gateway {
       res.on('close', () => { if (!res.writableFinished) abort.abort(); });
       let raw: Promise<Buffer> | null = null;
       const rawBody = () => (raw ??= readBody(req, o.bodyLimitBytes));
-      const params = m.slice(1).map((p) => {
-        try { return decodeURIComponent(p); } catch { throw new StoreError(`Malformed percent-encoding in the path: ${JSON.stringify(p.slice(0, 100))}`, 400); }
+      const params = m.slice(1).map((p, i) => {
+        let v: string;
+        try { v = decodeURIComponent(p); } catch { throw new StoreError(`Malformed percent-encoding in the path: ${quote(p)}`, 400); }
+        // An id (not the forwarded path's rest) must be one a URL can address again.
+        const problem = route.keys[i] === route.rest ? null : idProblem(v);
+        if (problem) throw invalidPath(route.keys[i]!, problem);
+        return v;
       });
+      const q = S.queryParams(url.searchParams, route.query);
       const before = o.store.writeCount;
       const reply = await route.handle({
-        method: req.method, params, query: url.searchParams, headers: req.headers, signal: abort.signal, rawBody,
+        method: req.method, params, q, headers: req.headers, signal: abort.signal, rawBody,
         body: async () => {
           const b = await rawBody();
           if (b.length === 0) return undefined;
@@ -161,6 +198,7 @@ export function createGateway(o: GatewayOptions): Gateway {
   }
 
   return {
+    routes: routes.map((r) => r.doc),
     owns: (path) => path === '/healthz' || path.startsWith('/api/') || path.startsWith('/proxy/'),
     async handle(req, res, url) {
       let reply: Reply;

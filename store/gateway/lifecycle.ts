@@ -2,6 +2,7 @@
 // transitions and 409s, the start an agent's first call implies, and DELETE. Each function is one transaction
 // (StoreDb.tx); state changes go through the store's own transitions, so its retries, watchdog and listeners
 // (a run waiting for its rollouts) see them as they see a runner's.
+import { clip } from '../../common/front-door';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, StoreError } from '../errors';
 import { enqueueRollouts } from '../rollout-ops';
@@ -31,7 +32,7 @@ export interface StatusPatch {
 
 type TrackedFields = Partial<Pick<TrackedRow, 'k8s_job_name' | 'last_attempt_id' | 'error_message' | 'started_by_agent' | 'deleted'>>;
 
-export const notFound = (v1Id: string) => new NotFoundError(`Rollout not found: ${v1Id}`);
+export const notFound = (v1Id: string) => new NotFoundError(`Rollout not found: ${clip(v1Id)}`);
 
 /** Records the 1.0 fields of a rollout (creating its row); `bump`: a PATCH (version + 1, updated now). */
 export function track(s: StoreDb, loc: Located, fields: TrackedFields, bump: boolean): void {
@@ -109,7 +110,7 @@ export function patch(s: StoreDb, v1Id: string, p: StatusPatch): Rollout1 {
       // An agent's first call started it before the controller's PATCH to running arrived: that PATCH confirms.
       const confirms = from === 'running' && to === 'running' && loc.tracked?.started_by_agent === 1;
       if (!confirms && (to === null || !VALID_TRANSITIONS[from].includes(to))) {
-        throw new StoreError(`Rollout ${v1Id}: cannot transition ${from} -> ${to ?? 'None'}`, 409);
+        throw new StoreError(`Rollout ${clip(v1Id)}: cannot transition ${from} -> ${to ?? 'None'}`, 409);
       }
       if (!confirms) applyTransition(s, loc, to!);
       fields.started_by_agent = 0;

@@ -1,6 +1,7 @@
 // Bodies and query parameters of the 1.0 routes, as upstream's pydantic models and FastAPI parameters take them.
 // A mistake answers 422 with FastAPI's shape: {"detail": [{"loc": [...], "msg": ..., "type": ...}]}.
 import { z } from 'zod';
+import { idProblem, MAX_QUERY_INT, quote } from '../../common/front-door';
 import { ValidationError } from '../errors';
 import { STATES, type State } from './types';
 
@@ -20,7 +21,10 @@ export const RolloutCreateSchema = z.object({
   }).nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).nullable().default(null),
   // Ids go into URL paths (/api/rollouts/{id}): a '/' could never be addressed.
-  rollout_id: z.string().refine((v) => !v.includes('/'), "must not contain '/'").nullable().default(null),
+  rollout_id: z.string().superRefine((v, ctx) => {
+    const problem = idProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).nullable().default(null),
 });
 export const RolloutCreateListSchema = z.array(RolloutCreateSchema);
 
@@ -57,12 +61,38 @@ function invalid(issues: { loc: (string | number)[]; msg: string; type: string }
   return new ValidationError(`Invalid request: ${summary}`, issues);
 }
 
-/** An integer query parameter (FastAPI's int), or its default. */
+/** An integer query parameter (FastAPI's int), or its default; within what SQLite binds as an integer. */
 export function intParam(q: URLSearchParams, name: string, fallback: number): number {
   const v = q.get(name);
   if (v === null) return fallback;
-  if (!/^[+-]?\d+$/.test(v.trim())) throw invalid([{ loc: ['query', name], msg: `Input should be a valid integer, unable to parse string as an integer (got ${JSON.stringify(v)})`, type: 'int_parsing' }]);
-  return Number(v);
+  if (!/^[+-]?\d+$/.test(v.trim())) throw invalid([{ loc: ['query', name], msg: `Input should be a valid integer, unable to parse string as an integer (got ${quote(v)})`, type: 'int_parsing' }]);
+  const n = Number(v);
+  if (Math.abs(n) > MAX_QUERY_INT) throw invalid([{ loc: ['query', name], msg: `Input should be an integer from -${MAX_QUERY_INT} to ${MAX_QUERY_INT} (got ${quote(v)})`, type: 'int_range' }]);
+  return n;
+}
+
+/** A query parameter a gateway route declares: how it is read, and its value when absent. */
+export type QueryParam =
+  | { kind: 'int'; fallback: number }
+  | { kind: 'bool'; fallback: boolean }
+  | { kind: 'string' }
+  | { kind: 'states' };
+
+/** The declared query parameters of a route, read and checked (a mistake: FastAPI's 422 naming it). */
+export function queryParams(q: URLSearchParams, spec: Record<string, QueryParam>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(spec)) {
+    if (p.kind === 'int') out[name] = intParam(q, name, p.fallback);
+    else if (p.kind === 'bool') out[name] = boolParam(q, name, p.fallback);
+    else if (p.kind === 'states') out[name] = statesParam(q);
+    else out[name] = q.get(name);
+  }
+  return out;
+}
+
+/** A path parameter that cannot be an id: FastAPI's 422 naming it. */
+export function invalidPath(name: string, problem: string): ValidationError {
+  return invalid([{ loc: ['path', name], msg: problem, type: 'value_error' }]);
 }
 
 /** A boolean query parameter as FastAPI reads one (true/false, 1/0, yes/no, on/off). */
@@ -72,7 +102,7 @@ export function boolParam(q: URLSearchParams, name: string, fallback: boolean): 
   const t = v.trim().toLowerCase();
   if (['true', '1', 'yes', 'on', 't', 'y'].includes(t)) return true;
   if (['false', '0', 'no', 'off', 'f', 'n'].includes(t)) return false;
-  throw invalid([{ loc: ['query', name], msg: `Input should be a valid boolean (got ${JSON.stringify(v)})`, type: 'bool_parsing' }]);
+  throw invalid([{ loc: ['query', name], msg: `Input should be a valid boolean (got ${quote(v)})`, type: 'bool_parsing' }]);
 }
 
 /** `state_in`: required and repeatable; each a 1.0 state. */
@@ -81,6 +111,6 @@ export function statesParam(q: URLSearchParams): State[] {
   if (values.length === 0) throw invalid([{ loc: ['query', 'state_in'], msg: 'Field required', type: 'missing' }]);
   return values.map((v, i) => {
     if ((STATES as string[]).includes(v)) return v as State;
-    throw invalid([{ loc: ['query', 'state_in', i], msg: `Input should be ${STATES.map((s) => `'${s}'`).join(', ')} (got ${JSON.stringify(v)})`, type: 'enum' }]);
+    throw invalid([{ loc: ['query', 'state_in', i], msg: `Input should be ${STATES.map((s) => `'${s}'`).join(', ')} (got ${quote(v)})`, type: 'enum' }]);
   });
 }

@@ -1,5 +1,6 @@
 // Base models by name: each is a recipe (shape + synthetic corpus + a short supervised run) that is
 // executed once, deterministically, and cached under <dataDir>/base-models/<name>/.
+import { quote } from '../../common/front-door';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { UserError } from '../engine';
@@ -40,7 +41,7 @@ export const RECIPES: Recipe[] = [
 
 export function recipeFor(name: string): Recipe {
   const r = RECIPES.find((x) => x.name === name);
-  if (!r) throw new UserError(`unknown base model ${JSON.stringify(name)}; available: ${RECIPES.map((x) => x.name).join(', ')}`);
+  if (!r) throw new UserError(`unknown base model ${quote(name)}; available: ${RECIPES.map((x) => x.name).join(', ')}`);
   return r;
 }
 

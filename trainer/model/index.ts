@@ -1,5 +1,6 @@
 // Entry point of the local model: createEngine builds the Engine of trainer/engine.ts on top of the
 // tiny GPT (gpt.ts), its losses (losses.ts), AdamW (adamw.ts), sampler (sampler.ts) and base models.
+import { quote } from '../../common/front-door';
 import { isLossFn, LOSS_FNS, lossFnConfigProblem, UserError } from '../engine';
 import type {
   AdamParams, BaseModelInfo, Engine, EngineDatum, FrozenWeights, LossFn, SampleParams, SampledSequence, TrainableModel,
@@ -60,7 +61,7 @@ class Trainable implements TrainableModel {
   }
 
   forwardBackward(data: EngineDatum[], lossFn: LossFn, lossFnConfig: Record<string, number> | undefined, forwardOnly: boolean) {
-    if (!isLossFn(lossFn)) throw new UserError(`unknown loss_fn ${JSON.stringify(lossFn)}; supported: ${LOSS_FNS.join(', ')}`);
+    if (!isLossFn(lossFn)) throw new UserError(`unknown loss_fn ${quote(lossFn)}; supported: ${LOSS_FNS.join(', ')}`);
     if (!Array.isArray(data)) throw new UserError('data must be a list of datums');
     const c = this.c;
     // Validate everything before touching the gradient accumulator, so a bad request changes nothing.

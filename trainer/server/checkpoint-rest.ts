@@ -1,5 +1,6 @@
 // The REST side of checkpoints on the local trainer: weights_info, training_runs/{id}, its checkpoint list (with
 // expiry), DELETE, and PUT …/ttl (1 hour to 10 years, or null = kept), as SDK 0.38's RestClient calls them.
+import { quote } from '../../common/front-door';
 import { RequestError } from './futures';
 import { formatTinkerPath, parseTinkerPath, type CheckpointStore, type RunInfo } from './checkpoints';
 import { trainerNow } from './clock';
@@ -13,7 +14,7 @@ export function ttlOf(b: Body): number | null {
   const v = b.ttl_seconds;
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < MIN_TTL_S || v > MAX_TTL_S) {
-    throw new RequestError(`ttl_seconds must be a whole number from ${MIN_TTL_S} (1 hour) to ${MAX_TTL_S} (10 years), or null; got ${JSON.stringify(v)}`);
+    throw new RequestError(`ttl_seconds must be a whole number from ${MIN_TTL_S} (1 hour) to ${MAX_TTL_S} (10 years), or null; got ${quote(v)}`);
   }
   return v;
 }
@@ -48,7 +49,7 @@ export class CheckpointRest {
   async trainingRun(modelId: string) {
     const live = this.live(modelId);
     const info = live?.info ?? (await this.checkpoints.readRun(modelId));
-    if (!info) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
+    if (!info) throw new RequestError(`unknown training run ${quote(modelId)}`, 404);
     return {
       training_run_id: info.modelId,
       base_model: info.baseModel,
@@ -62,7 +63,7 @@ export class CheckpointRest {
   }
 
   async listCheckpoints(modelId: string) {
-    if (!this.live(modelId) && !(await this.checkpoints.readRun(modelId))) throw new RequestError(`unknown training run ${JSON.stringify(modelId)}`, 404);
+    if (!this.live(modelId) && !(await this.checkpoints.readRun(modelId))) throw new RequestError(`unknown training run ${quote(modelId)}`, 404);
     const found = await this.checkpoints.list(modelId);
     return {
       checkpoints: found.map(({ path: p, meta }) => ({

@@ -6,7 +6,10 @@
 // Checkpoint URIs are tinker://<model_id>/<weights|sampler_weights>/<name> (§A.3). A checkpoint saved with a TTL
 // (ttl_seconds, or PUT …/ttl later) keeps its expiry in checkpoint.json: past it, it counts as gone and the
 // trainer's sweeper deletes it.
-import { existsSync, readFileSync } from 'node:fs';
+import { quote } from '../../common/front-door';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestError } from './futures';
@@ -32,7 +35,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9:._-]{0,255}$/;
 
 export function checkName(name: string): string {
-  if (!NAME.test(name)) throw new RequestError(`checkpoint name ${JSON.stringify(name)} must match ${NAME}`);
+  if (!NAME.test(name)) throw new RequestError(`checkpoint name ${quote(name)} must match ${NAME}`);
   return name;
 }
 
@@ -41,10 +44,10 @@ export function formatTinkerPath(p: TinkerPath): string {
 }
 
 export function parseTinkerPath(uri: unknown): TinkerPath {
-  if (typeof uri !== 'string' || !uri.startsWith('tinker://')) throw new RequestError(`path must be a tinker:// URI, got ${JSON.stringify(uri)}`);
+  if (typeof uri !== 'string' || !uri.startsWith('tinker://')) throw new RequestError(`path must be a tinker:// URI, got ${quote(uri)}`);
   const parts = uri.slice('tinker://'.length).split('/');
   if (parts.length !== 3 || (parts[1] !== 'weights' && parts[1] !== 'sampler_weights') || !MODEL_ID.test(parts[0])) {
-    throw new RequestError(`path ${JSON.stringify(uri)} must look like tinker://<model_id>/<weights|sampler_weights>/<name>`);
+    throw new RequestError(`path ${quote(uri)} must look like tinker://<model_id>/<weights|sampler_weights>/<name>`);
   }
   return { modelId: parts[0], kind: parts[1], name: checkName(parts[2]) };
 }
@@ -64,7 +67,7 @@ export class CheckpointStore {
   }
 
   runDir(modelId: string): string {
-    if (!MODEL_ID.test(modelId)) throw new RequestError(`bad model_id ${JSON.stringify(modelId)}`);
+    if (!MODEL_ID.test(modelId)) throw new RequestError(`bad model_id ${quote(modelId)}`);
     return path.join(this.dataDir, 'runs', modelId);
   }
 
@@ -165,20 +168,56 @@ export class CheckpointStore {
     }
   }
 
-  /** Writes into a temporary directory, then renames it into place, so a crash never leaves half a checkpoint. */
+  /**
+   * Writes into a temporary directory, then renames it into place, so a crash never leaves half a checkpoint (nor
+   * does a failed write: the temporary directory goes). checkpoint.json keeps the sha256 of every file written, which
+   * each load checks (requireIntact).
+   */
   async save(p: TinkerPath, overwrite: boolean, write: (dir: string) => Promise<void>, meta: Record<string, unknown> = {}): Promise<string> {
     const final = this.dir(p);
     if (this.exists(p) && !overwrite) {
       throw new RequestError(`checkpoint ${formatTinkerPath(p)} already exists (pass overwrite to replace it)`, 409);
     }
     const tmp = `${final}.tmp-${process.pid}-${Date.now()}`;
-    await mkdir(tmp, { recursive: true });
-    await write(tmp);
-    await writeFile(path.join(tmp, 'checkpoint.json'), JSON.stringify({ ...meta, path: formatTinkerPath(p), time: new Date().toISOString() }));
-    await rm(final, { recursive: true, force: true });
-    await rename(tmp, final);
+    try {
+      await mkdir(tmp, { recursive: true });
+      await write(tmp);
+      const files = await checksums(tmp);
+      await writeFile(path.join(tmp, 'checkpoint.json'), JSON.stringify({ ...meta, path: formatTinkerPath(p), time: new Date().toISOString(), files }));
+      await rm(final, { recursive: true, force: true });
+      await rename(tmp, final);
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    }
     this.noteExpiry(p, meta);
     return formatTinkerPath(p);
+  }
+
+  /**
+   * The directory of a checkpoint whose files are as they were saved; a missing one is a 404, a damaged one (a file
+   * changed, missing or unreadable since, or an unreadable checkpoint.json) a 422 that names it, so it is never loaded.
+   * Checkpoints saved before checksums were kept are loaded as before (their engine checks its weights' hash).
+   */
+  async requireIntact(p: TinkerPath): Promise<string> {
+    const dir = this.dir(p);
+    const damaged = (why: string) => new RequestError(`checkpoint ${formatTinkerPath(p)} is damaged: ${why}; it was not loaded (load an earlier checkpoint, or save this one again)`, 422);
+    let meta: Record<string, unknown>;
+    try {
+      meta = JSON.parse(await readFile(path.join(dir, 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.requireExisting(p);
+      throw damaged('its checkpoint.json cannot be read');
+    }
+    if (expired(meta, trainerNow())) return this.requireExisting(p);
+    const files = meta.files;
+    if (!files || typeof files !== 'object') return dir;
+    for (const [name, sum] of Object.entries(files as Record<string, unknown>)) {
+      const actual = await sha256File(path.join(dir, name)).catch(() => null);
+      if (actual === null) throw damaged(`${name} is missing or unreadable`);
+      if (actual !== sum) throw damaged(`${name} does not match the checksum it was saved with`);
+    }
+    return dir;
   }
 
   async readMeta(p: TinkerPath): Promise<Record<string, unknown>> {
@@ -260,4 +299,21 @@ export class CheckpointStore {
 
 function expired(meta: Record<string, unknown>, now: number): boolean {
   return typeof meta.expires_at === 'string' && Date.parse(meta.expires_at) <= now;
+}
+
+/** sha256 of every file under `dir` (by path relative to it), streamed. */
+async function checksums(dir: string, under = ''): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(path.join(dir, under), { withFileTypes: true })) {
+    const rel = under ? `${under}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) Object.assign(out, await checksums(dir, rel));
+    else if (entry.isFile()) out[rel] = await sha256File(path.join(dir, rel));
+  }
+  return out;
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(file), hash);
+  return hash.digest('hex');
 }

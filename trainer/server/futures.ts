@@ -6,6 +6,8 @@
 // Memory is therefore flat: it holds the results of the last 10 minutes, whatever the length of the run.
 import { randomUUID } from 'node:crypto';
 import type { ForwardBackwardResult, SampleResult } from '../../tinker/wire/types';
+import { clientMessage } from '../../common/front-door';
+import type { TrainerDisk } from './disk-use';
 
 export type FuturePayload =
   | { kind: 'json'; body: Record<string, unknown> }
@@ -31,6 +33,8 @@ export class FutureTable {
     /** A guard against a flood only (about 170 results/s for 10 min): past it the oldest go before their time. */
     private readonly maxCompleted = 100_000,
     private readonly now: () => number = Date.now,
+    /** Turns a failed request's error into its payload (the trainer's: errorPayload with its disk). */
+    private readonly describe: (err: unknown) => FuturePayload = (err) => errorPayload(err),
   ) {}
 
   create(): string {
@@ -74,7 +78,7 @@ export class FutureTable {
     try {
       this.settle(id, await work());
     } catch (err) {
-      this.settle(id, errorPayload(err));
+      this.settle(id, this.describe(err));
     }
   }
 
@@ -109,8 +113,16 @@ export class RequestError extends Error {
   }
 }
 
-export function errorPayload(err: unknown): FuturePayload {
+/**
+ * A failure as a client sees it: category "user" for bad input and for a full disk (`disk`: retrying cannot
+ * help until an operator frees space), "server" otherwise; its message one line, bounded, and without the paths
+ * of this machine (the data directory shows as "<data>").
+ */
+export function errorPayload(err: unknown, disk?: TrainerDisk): FuturePayload {
   const e = err as Error;
-  const isUser = e?.name === 'UserError' || e?.name === 'RequestError' || e?.name === 'WireFormatError';
-  return { kind: 'error', error: e?.message ?? String(err), category: isUser ? 'user' : 'server' };
+  const noSpace = disk?.noted(err) ?? null;
+  const isUser = noSpace !== null || e?.name === 'UserError' || e?.name === 'RequestError' || e?.name === 'WireFormatError';
+  const roots: Record<string, string> = disk ? { [disk.dataDir]: '<data>' } : {};
+  roots[process.cwd()] = '<trainer dir>';
+  return { kind: 'error', error: clientMessage(noSpace ?? e?.message ?? String(err), roots, 1000), category: isUser ? 'user' : 'server' };
 }

@@ -102,7 +102,7 @@ export class SamplerRegistry {
   }
 
   private async loadFrozenFrom(p: TinkerPath): Promise<FrozenWeights> {
-    const dir = this.checkpoints.requireExisting(p);
+    const dir = await this.checkpoints.requireIntact(p);
     if (p.kind === 'sampler_weights') return this.engine.loadFrozen(dir);
     // A training checkpoint: load it into a scratch model and freeze that.
     const run = await this.checkpoints.readRun(p.modelId);

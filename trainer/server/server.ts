@@ -1,6 +1,7 @@
 // HTTP front of the local trainer: routes /api/v1/* to TinkerService, decodes JSON or protobuf bodies,
 // long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
 // it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
+import { clip, quote } from '../../common/front-door';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServiceServer } from '../../common/http-server';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import {
 } from '../../tinker/wire/codec';
 import { zstdDecompress } from '../../tinker/wire/zstd';
 import { Access, AuthError } from './access';
-import { RequestError, type FuturePayload } from './futures';
+import { RequestError, errorPayload, type FuturePayload } from './futures';
 import { TinkerService } from './tinker-service';
 import { asBody, optBool, reqString, type Body } from './validate';
 
@@ -95,10 +96,12 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
   const post = (path: string, h: (b: Body) => unknown) => routes.set(`POST ${path}`, async (_req, body) => h(json(body)));
 
   // Open to all (a liveness probe); its disk use only to a caller a closed route would let in.
-  routes.set('GET /healthz', async (req) => {
+  routes.set('GET /healthz', async (req, _body, _p, res) => {
     const allowed = await access.check('/healthz/disk', req).then(() => true, () => false);
     const disk = allowed ? await service.diskUse() : undefined;
-    return disk ? { status: 'ok', disk } : { status: 'ok' };
+    const health = service.disk.health(); // disk_full after a write failed for lack of space, until there is room
+    if (health.status !== 'ok') res.statusCode = 503;
+    return disk ? { ...health, disk } : health;
   });
   routes.set('GET /get_server_capabilities', async () => service.capabilities());
   post('/client/config', () => access.clientConfig());
@@ -163,7 +166,7 @@ async function unzstd(body: Buffer): Promise<Buffer> {
 function encodePayload(p: FuturePayload, wantProto: boolean, res: ServerResponse): unknown {
   switch (p.kind) {
     case 'error':
-      return { error: p.error, category: p.category };
+      return { error: p.error, category: p.category }; // made one line, bounded and without paths by errorPayload
     case 'json':
       return p.body;
     case 'sample':
@@ -180,7 +183,7 @@ function decodeSegment(seg: string): string {
   try {
     return decodeURIComponent(seg);
   } catch {
-    throw new RequestError(`malformed percent-encoding in the path: ${JSON.stringify(seg.slice(0, 100))}`, 400);
+    throw new RequestError(`malformed percent-encoding in the path: ${quote(seg.slice(0, 100))}`, 400);
   }
 }
 
@@ -237,18 +240,25 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
         if (!found) throw new RequestError(`no such endpoint ${req.method} ${url.pathname}`, 404);
         const body = await readBody(req);
         const result = await found[0](req, body, found[1], res);
-        if (!res.headersSent) send(res, res.statusCode === 410 ? 410 : 200, result ?? {});
+        if (!res.headersSent) send(res, res.statusCode === 410 || res.statusCode === 503 ? res.statusCode : 200, result ?? {});
       } catch (err) {
         if (res.headersSent) {
           res.destroy(); // a streamed or long-poll answer failed half-way: nothing else can be said on it
           return;
         }
         if (err instanceof AuthError && err.invalidToken) res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
-        if (err instanceof RequestError) send(res, err.status, { error: err.message, category: 'user' });
-        else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: (err as Error).message, category: 'user' });
+        const failure = errorPayload(err, service.disk);
+        if (failure.kind !== 'error') return; // never: errorPayload always says why
+        if (err instanceof RequestError) send(res, err.status, { error: failure.error, category: 'user' });
+        else if (err instanceof WireFormatError || (err as Error)?.name === 'UserError') send(res, 400, { error: failure.error, category: 'user' });
+        else if (failure.category === 'user') {
+          // A full disk (errorPayload): a 4xx, which neither the SDK nor our client retries, and says so.
+          res.setHeader('x-should-retry', 'false');
+          send(res, 400, { error: failure.error, category: 'user' });
+        }
         else {
-          log(`error on ${req.method} ${url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
-          send(res, 500, { error: (err as Error)?.message ?? String(err), category: 'server' });
+          log(`error on ${req.method} ${clip(url.pathname)}: ${(err as Error)?.stack ?? String(err)}`);
+          send(res, 500, { error: failure.error, category: 'server' });
         }
       }
     })().catch((err: unknown) => {

@@ -2,6 +2,7 @@
 // POST /sessions/{id}/finish as the hosted service has it: the first finish reason wins, and a finished
 // session's heartbeat, new models and new sampling sessions are answered 410, so SDK 0.38 stops heartbeating.
 // Sessions of an earlier life of this trainer are adopted by their first heartbeat.
+import { quote } from '../../common/front-door';
 import { randomUUID } from 'node:crypto';
 import { RequestError } from './futures';
 import { optString, reqString, type Body } from './validate';
@@ -46,7 +47,7 @@ export class Sessions {
     const reason = b.reason as Body | undefined;
     const status = reason && typeof reason === 'object' ? reason.type : undefined;
     if (typeof status !== 'string' || !FINISH_STATUSES.includes(status)) {
-      throw new RequestError(`reason.type must be one of ${FINISH_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      throw new RequestError(`reason.type must be one of ${FINISH_STATUSES.join(', ')}, got ${quote(status)}`);
     }
     const detail = b.detail === undefined || b.detail === null ? null : String(b.detail);
     const s = this.sessions.get(id) ?? { createdAt: Date.now(), lastHeartbeat: Date.now(), tags: [] };

@@ -1,6 +1,7 @@
 // The state and operations of the local Tinker-compatible trainer: sessions, training models (each with its
 // seq_id queue), sampling sessions (frozen weights), checkpoints on disk, and futures for queued work.
 // Handlers take decoded bodies and return JSON-able objects; the HTTP layer (server.ts) does the wire.
+import { quote } from '../../common/front-door';
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { BaseModelInfo, Engine, EngineDatum, LossFn, TrainableModel } from '../engine';
@@ -11,7 +12,8 @@ import { FUTURE_RETAIN_MS, FutureTable, RequestError, errorPayload, type FutureP
 import { SamplerRegistry, type SamplingSession } from './sampler-registry';
 import { SeqQueue } from './seq-queue';
 import { Sessions } from './sessions';
-import { diskUseReader, type TrainerDiskUse } from './disk-use';
+import { diskUseReader, TrainerDisk, type TrainerDiskUse } from './disk-use';
+import path from 'node:path';
 import { trainerNow } from './clock';
 import { CheckpointRest, expiry, ttlOf } from './checkpoint-rest';
 import {
@@ -51,7 +53,9 @@ export interface TinkerServiceOptions {
 }
 
 export class TinkerService {
-  readonly futures = new FutureTable();
+  readonly futures: FutureTable;
+  /** A full disk under the data directory: failed writes name it, health says disk_full (disk-use.ts). */
+  readonly disk: TrainerDisk;
   /** Bytes under the data directory and room left on its volume (health route). */
   readonly diskUse: () => Promise<TrainerDiskUse | undefined>;
   readonly checkpoints: CheckpointStore;
@@ -71,6 +75,8 @@ export class TinkerService {
 
   constructor(opts: TinkerServiceOptions) {
     this.engine = opts.engine;
+    this.disk = new TrainerDisk(path.resolve(opts.dataDir));
+    this.futures = new FutureTable(undefined, undefined, undefined, (err) => errorPayload(err, this.disk));
     this.checkpoints = new CheckpointStore(opts.dataDir);
     this.diskUse = diskUseReader(opts.dataDir);
     this.rest = new CheckpointRest(this.checkpoints, (id) => this.runs.get(id));
@@ -128,7 +134,7 @@ export class TinkerService {
   baseModel(name: string): BaseModelInfo {
     const info = this.engine.baseModels().find((m) => m.name === name);
     if (!info) {
-      throw new RequestError(`unknown base model ${JSON.stringify(name)}; this trainer serves ${this.engine.baseModels().map((m) => m.name).join(', ')}`, 404);
+      throw new RequestError(`unknown base model ${quote(name)}; this trainer serves ${this.engine.baseModels().map((m) => m.name).join(', ')}`, 404);
     }
     return info;
   }
@@ -167,7 +173,7 @@ export class TinkerService {
   /** A clone of a sampling session gets its own block of seq_ids (SDK 0.38 `sample_join_sampling_session`). */
   joinSamplingSession(b: Body) {
     const id = reqString(b, 'sampling_session_id');
-    if (!this.samplers.get(id)) throw new RequestError(`unknown sampling_session_id ${JSON.stringify(id)}`, 404);
+    if (!this.samplers.get(id)) throw new RequestError(`unknown sampling_session_id ${quote(id)}`, 404);
     const n = (this.clones.get(id) ?? 0) + 1;
     this.clones.set(id, n);
     return { client_counter: n, type: 'join_sampling_session' };
@@ -175,7 +181,7 @@ export class TinkerService {
 
   sampler(id: string) {
     const s = this.samplers.get(id);
-    if (!s) throw new RequestError(`unknown sampling session ${JSON.stringify(id)}`, 404);
+    if (!s) throw new RequestError(`unknown sampling session ${quote(id)}`, 404);
     return { sampler_id: s.id, base_model: s.baseModel, model_path: s.modelPath ?? null };
   }
 
@@ -289,6 +295,7 @@ export class TinkerService {
       const p: TinkerPath = { modelId: run.info.modelId, kind: 'weights', name };
       return async (model) => {
         const path = await this.checkpoints.save(p, overwrite, (dir) => model.saveState(dir), { weights_sha256: model.weightsHash(), ...expiry(ttl) });
+        this.disk.wrote();
         return { kind: 'json', body: { path, type: 'save_weights' } };
       };
     });
@@ -304,13 +311,14 @@ export class TinkerService {
       if (name === undefined && samplingSeq === undefined) throw new RequestError('save_weights_for_sampler needs path or sampling_session_seq_id');
       if (name !== undefined) checkName(name);
       const kind = optString(b, 'kind') ?? 'snapshot';
-      if (kind !== 'snapshot' && kind !== 'inflight') throw new RequestError(`kind must be "snapshot" or "inflight", got ${JSON.stringify(kind)}`);
+      if (kind !== 'snapshot' && kind !== 'inflight') throw new RequestError(`kind must be "snapshot" or "inflight", got ${quote(kind)}`);
       const ttl = ttlOf(b);
       return async (model) => {
         const frozen = model.snapshot();
         if (name !== undefined) {
           const p: TinkerPath = { modelId: run.info.modelId, kind: 'sampler_weights', name: checkName(name) };
           const path = await this.checkpoints.save(p, true, (dir) => frozen.save(dir), expiry(ttl));
+          this.disk.wrote();
           return { kind: 'json', body: { path, type: 'save_weights_for_sampler' } };
         }
         const id = `${sessionId}:sample:${samplingSeq}`;
@@ -326,9 +334,10 @@ export class TinkerService {
     return this.enqueue(run, optInt(b, 'seq_id', 0), () => {
       const p = parseTinkerPath(reqString(b, 'path'));
       if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
-      const dir = this.checkpoints.requireExisting(p);
+      this.checkpoints.requireExisting(p);
       const withOptimizer = optBool(b, 'optimizer') ?? false;
       return async (model) => {
+        const dir = await this.checkpoints.requireIntact(p);
         const source = await this.checkpoints.readRun(p.modelId);
         if (source && source.baseModel !== run.info.baseModel) {
           throw new RequestError(`checkpoint ${formatTinkerPath(p)} is of base model ${source.baseModel}, not ${run.info.baseModel}`);
@@ -346,7 +355,7 @@ export class TinkerService {
   private async createViaLoadPrepare(b: Body) {
     const p = parseTinkerPath(reqString(b, 'path'));
     if (p.kind !== 'weights') throw new RequestError(`load_weights needs a tinker://…/weights/<name> path, got ${formatTinkerPath(p)}`);
-    const dir = this.checkpoints.requireExisting(p);
+    const dir = await this.checkpoints.requireIntact(p);
     const source = await this.checkpoints.readRun(p.modelId);
     if (!source) throw new RequestError(`no run metadata for ${p.modelId}`, 404);
     return { p, dir, source };
@@ -399,7 +408,7 @@ export class TinkerService {
     let session: SamplingSession | undefined;
     if (samplerId) {
       session = this.samplers.get(samplerId);
-      if (!session) throw new RequestError(`unknown sampling_session_id ${JSON.stringify(samplerId)}`, 404);
+      if (!session) throw new RequestError(`unknown sampling_session_id ${quote(samplerId)}`, 404);
     } else {
       // Sampling without a session (never done by the SDK since 0.3): base models only.
       const baseModel = optString(b, 'base_model');
@@ -459,7 +468,7 @@ export class TinkerService {
 
   private run(modelId: string): TrainingRun {
     const run = this.runs.get(modelId);
-    if (!run) throw new RequestError(`unknown model_id ${JSON.stringify(modelId)} (models do not survive a trainer restart: create a model and load_weights a saved tinker:// path)`, 404);
+    if (!run) throw new RequestError(`unknown model_id ${quote(modelId)} (models do not survive a trainer restart: create a model and load_weights a saved tinker:// path)`, 404);
     run.lastRequestTime = new Date().toISOString();
     return run;
   }
@@ -484,7 +493,7 @@ export class TinkerService {
         if (!work) throw invalid;
         return work(await run.model);
       }),
-      (message) => this.futures.settle(requestId, errorPayload(new RequestError(message))),
+      (message) => this.futures.settle(requestId, errorPayload(new RequestError(message), this.disk)),
     );
     if (existing) return { request_id: existing, model_id: run.info.modelId };
     if (invalid) throw invalid;

@@ -1,4 +1,5 @@
 // Checks on request bodies: every bad field becomes a RequestError (HTTP 400, category "user") that names it.
+import { quote } from '../../common/front-door';
 import { isLossFn, LOSS_FNS, LOSSES, lossFnConfigProblem } from '../engine';
 import type { BaseModelInfo, EngineDatum, LossFn, SampleParams } from '../engine';
 import type { WireAdamParams, WireSamplingParams } from '../../tinker/wire/types';
@@ -28,7 +29,7 @@ export function optString(b: Body, key: string): string | undefined {
 export function optInt(b: Body, key: string, min = Number.MIN_SAFE_INTEGER): number | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new RequestError(`${key} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new RequestError(`${key} must be an integer >= ${min}, got ${quote(v)}`);
   return v;
 }
 
@@ -46,7 +47,7 @@ export function optBool(b: Body, key: string): boolean | undefined {
 }
 
 export function checkLossFn(name: unknown): LossFn {
-  if (!isLossFn(name)) throw new RequestError(`loss_fn ${JSON.stringify(name)} is not supported; use one of ${LOSS_FNS.join(', ')}`);
+  if (!isLossFn(name)) throw new RequestError(`loss_fn ${quote(name)} is not supported; use one of ${LOSS_FNS.join(', ')}`);
   return name;
 }
 
@@ -98,7 +99,7 @@ export function adamFromWire(v: unknown): AdamParams {
   if (typeof w !== 'object') throw new RequestError('adam_params must be an object');
   const num = (x: unknown, key: string, dflt: number, ok: (n: number) => boolean): number => {
     if (x === undefined || x === null) return dflt;
-    if (typeof x !== 'number' || !Number.isFinite(x) || !ok(x)) throw new RequestError(`adam_params.${key} is out of range: ${JSON.stringify(x)}`);
+    if (typeof x !== 'number' || !Number.isFinite(x) || !ok(x)) throw new RequestError(`adam_params.${key} is out of range: ${quote(x)}`);
     return x;
   };
   return {
@@ -118,17 +119,17 @@ export function samplingParamsFromWire(v: unknown, promptLength: number, info: B
   if (room < 1) throw new RequestError(`prompt has ${promptLength} tokens; the context length of ${info.name} is ${info.maxContextLength}`);
   let maxTokens = Math.min(room, 256);
   if (w.max_tokens !== undefined && w.max_tokens !== null) {
-    if (!Number.isInteger(w.max_tokens) || w.max_tokens < 1) throw new RequestError(`sampling_params.max_tokens must be an integer >= 1, got ${JSON.stringify(w.max_tokens)}`);
+    if (!Number.isInteger(w.max_tokens) || w.max_tokens < 1) throw new RequestError(`sampling_params.max_tokens must be an integer >= 1, got ${quote(w.max_tokens)}`);
     maxTokens = Math.min(w.max_tokens, room);
   }
   const temperature = w.temperature ?? 1;
   if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0) {
-    throw new RequestError(`sampling_params.temperature must be a number >= 0, got ${JSON.stringify(w.temperature)}`);
+    throw new RequestError(`sampling_params.temperature must be a number >= 0, got ${quote(w.temperature)}`);
   }
   const topK = w.top_k ?? -1;
-  if (!Number.isInteger(topK) || (topK < 1 && topK !== -1 && topK !== 0)) throw new RequestError(`sampling_params.top_k must be -1 (off) or >= 1, got ${JSON.stringify(w.top_k)}`);
+  if (!Number.isInteger(topK) || (topK < 1 && topK !== -1 && topK !== 0)) throw new RequestError(`sampling_params.top_k must be -1 (off) or >= 1, got ${quote(w.top_k)}`);
   const topP = w.top_p ?? 1;
-  if (typeof topP !== 'number' || !(topP > 0 && topP <= 1)) throw new RequestError(`sampling_params.top_p must be in (0, 1], got ${JSON.stringify(w.top_p)}`);
+  if (typeof topP !== 'number' || !(topP > 0 && topP <= 1)) throw new RequestError(`sampling_params.top_p must be in (0, 1], got ${quote(w.top_p)}`);
   let stop: number[] | string[] = [];
   if (typeof w.stop === 'string') stop = [w.stop];
   else if (Array.isArray(w.stop)) {
@@ -140,7 +141,7 @@ export function samplingParamsFromWire(v: unknown, promptLength: number, info: B
   } else if (w.stop !== undefined && w.stop !== null) throw new RequestError('sampling_params.stop must be a string, a list of strings or a list of token ids');
   let seed: number | undefined;
   if (w.seed !== undefined && w.seed !== null) {
-    if (!Number.isInteger(w.seed) || w.seed < 0) throw new RequestError(`sampling_params.seed must be a non-negative integer, got ${JSON.stringify(w.seed)}`);
+    if (!Number.isInteger(w.seed) || w.seed < 0) throw new RequestError(`sampling_params.seed must be a non-negative integer, got ${quote(w.seed)}`);
     seed = w.seed;
   }
   return { maxTokens, temperature, topK: topK === 0 ? -1 : topK, topP, stop, seed };
