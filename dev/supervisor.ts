@@ -12,6 +12,8 @@ export interface ServiceSpec extends StartOptions {
    * it is stopped), dead after AGL_LIVENESS_DEAD_S (30) s. false: not checked.
    */
   liveness?: Omit<LivenessOptions, 'url'> | false;
+  /** The address liveness asks when the ready line carries none (SkyRL: ready when its engine is, not its HTTP server). */
+  healthUrl?: string;
 }
 
 export class Supervised {
@@ -59,6 +61,9 @@ export class Supervised {
     const stopWatching = this.watch(proc);
     void proc.exited.then(async (code) => {
       stopWatching();
+      // What the process left behind in its group dies with it (SkyRL's engine outlives a killed API server, and
+      // two engines would then serve one database). The group's id is not reused while members remain.
+      proc.kill9();
       if (this.stopping || this.current !== proc) return;
       this.markDown();
       this.restarts++;
@@ -82,7 +87,7 @@ export class Supervised {
   /** Kills the process once it shows no life (it never exits by itself); the exit handler starts it again. */
   private watch(proc: ManagedProcess): () => void {
     if (this.spec.liveness === false) return () => undefined;
-    const url = proc.match?.[1]?.startsWith('http') ? proc.match[1] : undefined;
+    const url = this.spec.healthUrl ?? (proc.match?.[1]?.startsWith('http') ? proc.match[1] : undefined);
     const o = { ...defaultLiveness(url), ...this.spec.liveness };
     return watchLiveness(proc.pid, o, (why) => {
       if (this.stopping || this.current !== proc) return;

@@ -2,6 +2,7 @@
 // whenUp() holds a caller until it has (a request sent in between would find nothing listening).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Supervised } from '../../dev/supervisor';
 
 const service = () =>
@@ -84,6 +85,44 @@ test('a process without an address (a worker, runners) frozen for too long is st
     await s.whenUp();
     assert.equal(s.hangs, 1);
     assert.equal(s.process!.match?.[1], String(s.process!.pid));
+  } finally {
+    await s.stop();
+  }
+});
+
+/** Whether a process is still running (a zombie waiting to be reaped counts as gone). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+test('what a dead process left in its group (a server\'s engine) is killed before it is started again', async () => {
+  // The leader starts a child in its own process group, as SkyRL's API server starts its engine, and prints its pid.
+  const s = new Supervised(
+    {
+      name: 'parent',
+      command: process.execPath,
+      args: ['-e', 'const c = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); console.log("child " + c.pid); setInterval(() => {}, 1000)'],
+      readyLine: /child (\d+)/,
+    },
+    () => undefined,
+  );
+  await s.start();
+  try {
+    const leader = s.process!.pid;
+    const child = Number(s.process!.match![1]);
+    assert.ok(running(child));
+    process.kill(leader, 'SIGKILL'); // the leader alone, not its group
+    while (s.restarts === 0) await new Promise((r) => setTimeout(r, 50));
+    await s.whenUp();
+    const deadline = Date.now() + 5000;
+    while (running(child) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(running(child), false, 'the old child is gone');
+    assert.ok(running(Number(s.process!.match![1])), 'the new leader has its own child');
   } finally {
     await s.stop();
   }
