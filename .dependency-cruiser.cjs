@@ -1,8 +1,8 @@
 // The layering of the project's folders, checked by test/layering.test.ts (dependency-cruiser). Folders follow the
 // way data moves in a run: entry points → cli → workflows → activities → report and sinks → run records → the RL
-// math over spans (rl) → services (store, proxy, trainer, agents) → libraries (chat, tinker, config, shared) → common. An import may only point
-// down that line (or stay inside its own folder), and no file may import itself back through others, not even
-// through type-only imports.
+// math over spans (rl) → services (store, proxy, trainer, engines, agents) → libraries (chat, tinker, config,
+// shared) → common. An import may only point down that line (or stay inside its own folder), and no file may import
+// itself back through others, not even through type-only imports.
 const LAYERS = [
   ['^(client|worker)\\.ts$', '^dev/'],
   ['^cli/'],
@@ -11,7 +11,7 @@ const LAYERS = [
   ['^sinks/', '^report/'],
   ['^records/'],
   ['^rl/'],
-  ['^store/', '^proxy/', '^trainer/', '^agents/'],
+  ['^store/', '^proxy/', '^trainer/', '^engines/', '^agents/'],
   ['^chat/', '^tinker/', '^config/', '^shared/'],
   ['^common/'],
 ];

@@ -1,7 +1,8 @@
-// The example runs `npm start` trains on the local trainer (or, with --hosted, on hosted Tinker). Each is an
-// ordinary run config.
+// The example runs `npm start` trains on the local trainer (or, with --hosted, on hosted Tinker; with --engine, on
+// an engine the stack runs, SkyRL). Each is an ordinary run config.
 import path from 'node:path';
 import type { RunConfigInput } from '../config/run-config';
+import type { SkyrlBackend } from '../engines/skyrl/provision';
 
 export interface ExampleUrls {
   storeUrl: string;
@@ -17,22 +18,37 @@ export interface ExampleRun {
   config(urls: ExampleUrls): RunConfigInput;
 }
 
-/** What `npm start` changes in an example: another base model, a renderer, hosted Tinker. */
+/** What `npm start` changes in an example: another base model, a renderer, hosted Tinker, an engine of its own. */
 export interface ExampleChoice {
   model: string;
   renderer: string;
   hosted: boolean;
+  engine?: ExampleEngine;
+}
+
+/** The run config's `engine` (config/run-config.ts), and what names the run: which weights it starts from. */
+export interface ExampleEngine {
+  name: 'skyrl';
+  backend: SkyrlBackend;
+  maxLoraRank: number;
+  /** In the run's name: the model, or tiny-qwen3 for the tiny Qwen3 served under Qwen3-8B's name. */
+  label: string;
+  /** The tiny Qwen3 on CPU: the example's short answers and learning rate, not a real model's. */
+  tiny: boolean;
 }
 
 /**
  * The example's run config for the chosen model, logging to <runsDir>/<runName>. Another model is another run (its
- * name says which), so it never attaches to the example's run on the default model. On hosted Tinker: LoRA rank
- * 32, a learning rate for LoRA on billion-parameter models, room for a real model's answers.
+ * name says which, and which engine), so it never attaches to the example's run on the default model. On hosted
+ * Tinker: LoRA rank 32, a learning rate for LoRA on billion-parameter models, room for a real model's answers.
  */
 export function exampleConfig(name: string, choice: ExampleChoice, services: Omit<ExampleUrls, 'logPath'> & { runsDir: string }): RunConfigInput {
   const ex = EXAMPLES[name]!;
-  const same = choice.model === ex.model && choice.renderer === ex.renderer && !choice.hosted;
-  const runName = same ? name : `${name}-${choice.model.replace(/[^A-Za-z0-9._-]+/g, '-').toLowerCase()}`.slice(0, 100);
+  const e = choice.engine;
+  const same = choice.model === ex.model && choice.renderer === ex.renderer && !choice.hosted && !e;
+  // An engine's run is named after it too: the same model on SkyRL and on hosted Tinker are two runs.
+  const label = e ? `${e.name}-${e.label}` : choice.model;
+  const runName = same ? name : `${name}-${label.replace(/[^A-Za-z0-9._-]+/g, '-').toLowerCase()}`.slice(0, 100);
   const base = ex.config({ ...services, logPath: path.join(services.runsDir, runName) });
   if (same) return base;
   return {
@@ -41,6 +57,16 @@ export function exampleConfig(name: string, choice: ExampleChoice, services: Omi
     modelName: choice.model,
     rendererName: choice.renderer,
     ...(choice.hosted ? { loraRank: 32, learningRate: 1e-4, maxTokens: 256 } : {}),
+    // SkyRL: LoRA within the server's max_lora_rank, and `engine` for what the server cannot say itself (its backend
+    // and that rank: config/run-config.ts); a real model gets the hosted settings' learning rate and room to answer.
+    ...(e
+      ? {
+          baseUrl: services.trainerUrl,
+          loraRank: e.maxLoraRank,
+          engine: { name: e.name, backend: e.backend, maxLoraRank: e.maxLoraRank },
+          ...(e.tiny ? {} : { learningRate: 1e-4, maxTokens: 256 }),
+        }
+      : {}),
   };
 }
 

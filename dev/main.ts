@@ -1,9 +1,10 @@
 // `npm start`: the embedded default. Starts the Temporal dev server (state in .data/temporal/dev.db, UI on
-// http://127.0.0.1:8233), the store, the local trainer (or, with --hosted, uses hosted Tinker), the proxy, the
-// worker and runners of an example agent; starts (or, when it is already running, follows) the example's training
-// run; shows its progress and what it waits for; prints a summary and exits when the run ends (--keep-alive: stays
-// up until Ctrl-C). Processes that die are restarted and the run carries on. `npm start -- --help` lists the
-// options (dev/start-options.ts). A mistake is answered with one line and a non-zero exit code.
+// http://127.0.0.1:8233), the store, the local trainer (or, with --hosted, uses hosted Tinker; with --engine skyrl,
+// installs and supervises SkyRL's Tinker-API server in its place), the proxy, the worker and runners of an example
+// agent; starts (or, when it is already running, follows) the example's training run; shows its progress and what
+// it waits for; prints a summary and exits when the run ends (--keep-alive: stays up until Ctrl-C). Processes that
+// die are restarted and the run carries on. `npm start -- --help` lists the options (dev/start-options.ts). A
+// mistake is answered with one line and a non-zero exit code.
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -18,10 +19,10 @@ import { runNameOf, type RunConfig } from '../config/run-config';
 import { runPaths } from '../records/run-files';
 import { reportPath } from '../report/write-report';
 import type { trainingRun } from '../workflows/training-run';
-import { EXAMPLES, exampleConfig } from './examples';
+import { EXAMPLES, exampleConfig, type ExampleEngine } from './examples';
 import { startStack, type Stack } from './stack';
 import { formatCurve, rewardCurve } from './summary';
-import { parseStartOptions, START_USAGE, type StartOptions } from './start-options';
+import { parseStartOptions, START_USAGE, TINY_QWEN3, type StartOptions } from './start-options';
 import { requireFreePorts } from './preflight';
 import { BaseBuildWatch, StartStatus } from './start-status';
 
@@ -60,7 +61,11 @@ async function startRun(client: Client, o: StartOptions, taskQueue: string, cfg:
 async function main(o: StartOptions): Promise<void> {
   const settings = temporalSettings();
   const runsDir = path.join(o.dataDir, 'runs');
-  const where = o.hosted ? `hosted Tinker at ${o.hosted.baseUrl}` : 'the local trainer';
+  const where = o.hosted
+    ? `hosted Tinker at ${o.hosted.baseUrl}`
+    : o.engine
+      ? `SkyRL, ${o.engine.backend} backend${o.engine.tinyQwen3 ? ', the tiny Qwen3 made on this machine' : o.engine.checkpointPath ? `, weights from ${o.engine.checkpointPath}` : ''}`
+      : 'the local trainer';
   say(`agl-temporal: the ${o.example} example on ${o.model} (${where}); state under ${o.dataDir}`);
   const { trainer: trainerPort, ...otherPorts } = o.ports;
   await requireFreePorts({ store: otherPorts.store, proxy: otherPorts.proxy, ...(o.hosted ? {} : { trainer: trainerPort }) }, o.example);
@@ -76,6 +81,17 @@ async function main(o: StartOptions): Promise<void> {
     agent: EXAMPLES[o.example]!.agent,
     runners: o.runners,
     externalTrainerUrl: o.hosted?.baseUrl,
+    engine: o.engine
+      ? {
+          name: o.engine.name,
+          model: o.model,
+          checkpointPath: o.engine.checkpointPath ?? undefined,
+          tinyQwen3: o.engine.tinyQwen3,
+          backend: o.engine.backend,
+          maxLoraRank: o.engine.maxLoraRank,
+          maxLoraAdapters: o.engine.maxLoraAdapters,
+        }
+      : undefined,
     echo: o.verbose,
     log: (l) => say(`[supervisor] ${l}`),
     lockHolder: `npm start --example ${o.example}`,
@@ -85,7 +101,7 @@ async function main(o: StartOptions): Promise<void> {
   if (o.runners === 0) say(`no runners started (--runners 0): start your own against the store ${stack.storeUrl}; the run waits for them`);
 
   const cfg = validateRunConfig(
-    exampleConfig(o.example, { model: o.model, renderer: o.renderer, hosted: !!o.hosted }, { storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, runsDir }),
+    exampleConfig(o.example, { model: o.model, renderer: o.renderer, hosted: !!o.hosted, engine: engineChoice(o) }, { storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, runsDir }),
   );
   const logPath = cfg.logPath;
   const ui = stack.temporal.uiUrl ?? settings.uiUrl;
@@ -97,7 +113,7 @@ async function main(o: StartOptions): Promise<void> {
   say(`report (rewritten after every step): ${reportPath(logPath)}`);
 
   const trainerOutput = () => stack.services.trainer.process?.output().slice(-65_536) ?? '';
-  const status = new StartStatus({ storeUrl: stack.storeUrl, runnersStarted: o.runners, build: o.hosted ? null : new BaseBuildWatch(trainerOutput) });
+  const status = new StartStatus({ storeUrl: stack.storeUrl, runnersStarted: o.runners, build: o.hosted || o.engine ? null : new BaseBuildWatch(trainerOutput) });
   let failed = false;
   try {
     const result = await watch(handle, process.stdout, 1000, (p) => status.for(p));
@@ -117,6 +133,14 @@ async function main(o: StartOptions): Promise<void> {
     return; // the supervised processes keep the event loop alive until a signal
   }
   await shutdown(failed ? 1 : 0);
+}
+
+/** The example's engine settings for the run config (and its name), from --engine. */
+function engineChoice(o: StartOptions): ExampleEngine | undefined {
+  const e = o.engine;
+  if (!e) return undefined;
+  const label = e.tinyQwen3 ? TINY_QWEN3 : e.checkpointPath ? `${o.model}-${path.basename(e.checkpointPath)}` : o.model;
+  return { name: e.name, backend: e.backend, maxLoraRank: e.maxLoraRank, label, tiny: e.tinyQwen3 };
 }
 
 /** Any error ends `npm start` with one line (the first of its message) and exit code 1; a usage mistake with 2. */

@@ -1,14 +1,31 @@
 // Everything a local training run needs, started and supervised from one place: the Temporal dev server, the
-// store, the local trainer, the proxy, the worker and a fleet of example runners. `npm start` uses it with the
-// default ports; tests use it with free ports and a temporary data folder.
+// store, the local trainer (or an engine of the project's own in its place: SkyRL's Tinker-API server), the proxy,
+// the worker and a fleet of example runners. `npm start` uses it with the default ports; tests use it with free
+// ports and a temporary data folder.
 import path from 'node:path';
 import { freePort } from '../common/ports';
 import { ensureTemporal, type TemporalServer } from './temporal-server';
 import { Supervised, type ServiceSpec } from './supervisor';
 import { lockDataDir } from './data-dir-lock';
+import { ensureTinyQwen3, provisionSkyrl, type SkyrlBackend } from '../engines/skyrl/provision';
+import { skyrlService } from '../engines/skyrl/service';
 
 const ROOT = path.resolve(__dirname, '..');
 const LISTENING = /listening on (http:\/\/\S+)/;
+
+/** A Tinker-API engine the stack provisions and supervises in the local trainer's place, on the trainer's port. */
+export interface StackEngine {
+  name: 'skyrl';
+  /** The base model's name as served (Qwen/Qwen3-8B), or a local directory. */
+  model: string;
+  /** Weights to serve under `model`'s name; with `tinyQwen3`, the tiny Qwen3 the stack makes. */
+  checkpointPath?: string;
+  /** Make engines/skyrl/make_tiny_qwen3.py's model under <data>/engines/models/tiny-qwen3 and serve it. */
+  tinyQwen3?: boolean;
+  backend: SkyrlBackend;
+  maxLoraRank: number;
+  maxLoraAdapters: number;
+}
 
 export interface StackOptions {
   dataDir: string;
@@ -25,6 +42,8 @@ export interface StackOptions {
   agent: string;
   /** A Tinker service to use instead of starting the local trainer (hosted Tinker; its key from TINKER_API_KEY). */
   externalTrainerUrl?: string;
+  /** An engine to provision and supervise instead of the local trainer (SkyRL); its state under <data>/engines/. */
+  engine?: StackEngine;
   /** TypeScript runners of `agent`; 0 = none (bring your own, e.g. Python Agent-lightning runners). */
   runners: number;
   /** Echo every child's output (prefixed). */
@@ -78,6 +97,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
 async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>): Promise<Stack> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[stack] ${l}\n`));
+  if (opts.engine && opts.externalTrainerUrl) throw new Error('a stack takes an engine of its own or an external trainer, not both');
+  // Before anything starts: a missing Python or a failed install is one line, with nothing to stop.
+  const engineSpec = opts.engine ? await engineService(opts.engine, opts.dataDir, log) : undefined;
   const p = opts.ports ?? {};
   const [temporalPort, uiPort, storePort, trainerPort, proxyPort] = await Promise.all([
     pick(p.temporal, 7233),
@@ -101,16 +123,22 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
   if (!temporal.connection?.tls && !temporal.connection?.apiKey) Object.assign(env, PLAIN_LOCAL_TEMPORAL, { TEMPORAL_NAMESPACE: temporal.namespace });
   // The worker would take TINKER_BASE_URL over the run config's trainer: only the stack's own trainer counts here.
   if (opts.externalTrainerUrl) env.TINKER_BASE_URL = opts.externalTrainerUrl;
-  else delete env.TINKER_BASE_URL;
+  else if (opts.engine) {
+    env.TINKER_BASE_URL = trainerUrl;
+    // SkyRL takes any key; the user's hosted key is not sent to it.
+    Object.assign(env, { TINKER_API_KEY: 'tml-dummy', TINKER_CREDENTIAL_CMD: '' });
+  } else delete env.TINKER_BASE_URL;
   const service = (name: string, spec: Omit<ServiceSpec, 'name'>) => new Supervised({ name, echo: opts.echo, readyTimeoutMs: 180_000, ...spec }, log);
 
   const services = {
     store: service('store', { ...tsx('store/main.ts', ['--port', String(storePort), '--data', path.join(opts.dataDir, 'store')]), env, readyLine: LISTENING }),
-    trainer: service('trainer', {
-      ...tsx('trainer/main.ts', ['--port', String(trainerPort), '--data', path.join(opts.dataDir, 'trainer')]),
-      env,
-      readyLine: LISTENING,
-    }),
+    trainer: engineSpec
+      ? new Supervised({ ...engineSpec({ port: trainerPort, env }), echo: opts.echo }, log)
+      : service('trainer', {
+          ...tsx('trainer/main.ts', ['--port', String(trainerPort), '--data', path.join(opts.dataDir, 'trainer')]),
+          env,
+          readyLine: LISTENING,
+        }),
     proxy: service('proxy', {
       // --data: the proxy keeps the last switched policy there, so a restarted proxy serves it again.
       ...tsx('proxy/main.ts', [
@@ -138,7 +166,7 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
     for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners'] as const) {
       if (name === 'runners' && opts.runners === 0) continue;
       if (name === 'trainer' && opts.externalTrainerUrl) continue;
-      log(`starting ${name}`);
+      log(`starting ${name === 'trainer' ? services.trainer.spec.name : name}`);
       started.push(await services[name].start());
     }
   } catch (err) {
@@ -169,4 +197,12 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
     stop: stopAll,
   };
   return stack;
+}
+
+/** Provisions the engine (once; then instant) and returns how to start it on a port. */
+async function engineService(e: StackEngine, dataDir: string, log: (line: string) => void) {
+  const project = await provisionSkyrl({ dataDir, log, backend: e.backend });
+  const checkpointPath = e.tinyQwen3 ? await ensureTinyQwen3({ python: project.python, dataDir, log }) : e.checkpointPath;
+  return ({ port, env }: { port: number; env: NodeJS.ProcessEnv }) =>
+    skyrlService({ project, model: e.model, checkpointPath, backend: e.backend, port, dataDir, maxLoraRank: e.maxLoraRank, maxLoraAdapters: e.maxLoraAdapters, env });
 }

