@@ -9,6 +9,12 @@
 // Every decision is made here, in workflow code, from activity results in history, so replay and recovery
 // reproduce which groups made each step. Groups in flight across continue-as-new are picked up again by their
 // idempotency keys; a stop cancels them, and their rollouts still queued in the store.
+//
+// Runs started before pacing and the publish-first fix (patch ASYNC_PACED, training-run.ts: `paced` false) keep the
+// loop they started with, which differs at the lines marked `!paced`: rule 'resample' (no pipelineDepth, no cap on
+// groups sampling), a step's slots freed and new groups labelled with the new policy before it is published (the
+// race #21 fixed), a pause while waiting takes the step again from the top, no final evaluation once the data is
+// used up, and groups still sampling at the end only cancelled in Temporal (not in the store, not on a failure).
 import { CancellationScope, condition, ContinueAsNew, isCancellation, log, setCurrentDetails } from '@temporalio/workflow';
 import type { TraceEvent } from '../activities/types';
 import { AsyncScheduler, groupKey, initialSchedulerState, stalenessOf, type AsyncSettings, type FinishedGroup, type SchedulerCounts, type StartedGroup } from './async-scheduler';
@@ -33,8 +39,9 @@ function collectedBatch(batch: FinishedGroup[]): CollectedBatch {
 }
 
 /** The scheduler's settings for a run: its async config, and its concurrency as groups sampling at once. */
-export function schedulerSettings(settings: RunSettings): AsyncSettings {
+export function schedulerSettings(settings: RunSettings, paced = true): AsyncSettings {
   const a = settings.async!;
+  if (!paced) return { maxStepsOffPolicy: a.maxStepsOffPolicy, groupsPerBatch: a.groupsPerBatch, staleRule: 'resample' };
   return {
     maxStepsOffPolicy: a.maxStepsOffPolicy,
     groupsPerBatch: a.groupsPerBatch,
@@ -44,9 +51,10 @@ export function schedulerSettings(settings: RunSettings): AsyncSettings {
   };
 }
 
-export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: number, carried: AsyncCarried | undefined): Promise<{ stoppedEarly: boolean; counts: SchedulerCounts }> {
+/** `paced`: patched(ASYNC_PACED), false for runs started before pacing (see the top of this file). */
+export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: number, carried: AsyncCarried | undefined, paced: boolean): Promise<{ stoppedEarly: boolean; counts: SchedulerCounts }> {
   const { bookkeeping, trainer, rollouts } = ctx.stubs;
-  const asyncSettings = schedulerSettings(run.settings());
+  const asyncSettings = schedulerSettings(run.settings(), paced);
   const sched = new AsyncScheduler(asyncSettings, carried?.scheduler ?? initialSchedulerState(totalGroups));
   let evaluatedStep = carried?.evaluatedStep ?? null;
   let fatal: unknown = null;
@@ -72,7 +80,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     const settings = run.settings();
     sampling.run(() => rollouts.collectGroup(settings, group, ctx.datasetSha256)).then(
       (result) => {
-        if (!sched.finish(group, result, serving?.step ?? run.policy!.step)) return;
+        if (!sched.finish(group, result, paced ? (serving?.step ?? run.policy!.step) : run.policy!.step)) return;
         fill();
       },
       (err: unknown) => {
@@ -83,7 +91,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
 
   /** Starts groups on the free slots under the policy served now (not while paused or stopping). */
   const fill = () => {
-    if (!run.paused && !run.stopRequested && serving) for (const g of sched.startGroups(serving.step, serving.resourcesId)) launch(g);
+    if (!run.paused && !run.stopRequested && serving) for (const g of sched.startGroups(paced ? serving.step : run.policy!.step, serving.resourcesId)) launch(g);
     showProgress();
   };
 
@@ -112,9 +120,10 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     sampling.cancel();
     if (unwanted.length === 0) return;
     log.info('cancelling groups still sampling', { groups: unwanted });
+    if (!paced) return;
     // Not cut by a stop's grace (it is quick), nor by the scope a failure or the grace cancels.
     await CancellationScope.nonCancellable(() => bookkeeping.cancelGroups(run.settings(), unwanted)).catch((err: unknown) =>
-      log.warn('could not cancel the rollouts of groups still sampling', { error: String(err) }),
+      log.warn('could not cancel the rollouts of groups still sampling: runners may still take them', { run: run.runName, groups: unwanted, error: String(err) }),
     );
   };
   const runSteps = async () => {
@@ -151,7 +160,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
         const waitStart = Date.now();
         await condition(() => sched.readyOrDone(policy.step) || run.paused || run.stopRequested || fatal !== null);
         waitedMs += Date.now() - waitStart;
-        if (run.paused && !run.stopRequested && fatal === null) {
+        if (paced && run.paused && !run.stopRequested && fatal === null) {
           await waitWhilePaused();
           fill();
           continue;
@@ -163,8 +172,13 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
         stoppedEarly = true;
         break;
       }
+      if (!paced && run.paused) {
+        run.batch--; // the same step again, from the top, once resumed
+        continue;
+      }
       const batch = sched.takeBatch(policy.step);
       if (!batch) {
+        if (!paced) break;
         // Every group is trained or failed: the data is used up. The final policy is evaluated (as the cookbook
         // does at the end) and that evaluation logged as the row after the last step.
         if (settings.evalEvery > 0 && evaluatedStep !== step) {
@@ -183,13 +197,14 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
       const stepResult = await run.timed('train', () => trainer.trainStep(settings, step, collectedBatch(batch), policy), metrics, trace);
       Object.assign(metrics, stepResult.metrics);
       run.policy = stepResult.state;
+      if (!paced) sched.trained(run.policy.step);
 
       // Until the publish returns the proxy serves the old policy: groups finishing meanwhile start under it, on slots
       // other than this step's, which are freed only once the new policy serves.
       run.setPhase('publishing policy');
       const resourcesId = await bookkeeping.publishPolicy(settings, run.policy.step, 'train', run.policy);
       serving = { step: run.policy.step, resourcesId };
-      sched.trained(run.policy.step);
+      if (paced) sched.trained(run.policy.step);
       fill();
 
       if (settings.saveEvery > 0 && (step + 1) % settings.saveEvery === 0) {
@@ -233,7 +248,7 @@ export async function asyncLoop(run: RunControl, ctx: LoopContext, totalGroups: 
     await runSteps();
   } catch (err) {
     // Continue-as-new hands the groups in flight to the next run; a failure or a stop cut short ends them.
-    if (!(err instanceof ContinueAsNew)) await cancelSampling();
+    if (paced && !(err instanceof ContinueAsNew)) await cancelSampling();
     throw err;
   }
   await cancelSampling();

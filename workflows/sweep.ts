@@ -15,8 +15,11 @@
 //   frees its slot until every child still alive has reached m. Then the better half goes on (resumed as slots free) and
 //   the worse half gets the ordinary `stop` (a final checkpoint). A child that ends early (stopped by hand, failed,
 //   or shorter than the milestone) is left out of later milestones.
+// - A resume signal Temporal reports failed is tried again (patched sweep-resume-retried; before it, the failure was
+//   dropped and the child stayed held while counted running): a child that ended meanwhile is left to its result; one
+//   still not resumed after RESUME_TRIES is marked failed with the reason (sweep-status shows it) and frees its slot.
 // - The result ranks every child by its last eval reward, as `client report` ranks runs.
-import { CancellationScope, condition, defineQuery, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, proxyActivities, setHandler, startChild, upsertSearchAttributes, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { CancellationScope, condition, defineQuery, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep-watch';
 import { resumeSignal } from './messages';
 import type { TrainingRunResult, TrainingRunWorkflow } from '../shared/run-types';
@@ -24,6 +27,20 @@ import { SWEEP } from '../shared/search-attributes';
 import { halve, rankByEval, sweepChildren, type MilestoneDecision, type SweepChild, type SweepInput, type SweepResult } from '../shared/sweep-plan';
 
 export const sweepProgressQuery = defineQuery<SweepResult>('sweepProgress');
+
+/** A failed resume signal is tried again and reported (before: dropped). */
+export const SWEEP_RESUME_RETRIED = 'sweep-resume-retried';
+/** Tries of a resume signal, 1, 2, 4 and 8 seconds apart (a failure Temporal reports is rarely passing). */
+export const RESUME_TRIES = 5;
+
+/** An error's messages down its causes ("Activity task failed: learningRate: ..."), each once. */
+const reasonOf = (err: unknown): string => {
+  const out: string[] = [];
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e && out.length < 5; e = e.cause as typeof e) {
+    if (e.message && !out.includes(e.message)) out.push(e.message);
+  }
+  return out.join(': ') || String(err);
+};
 
 // Waiting for a milestone may take as long as the child's steps; it heartbeats, so a dead worker is noticed.
 const watch = proxyActivities<SweepActivities>({
@@ -48,6 +65,8 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
   const runKeys: string[] = plans.map(() => '');
   /** Per child: the index of the next milestone it has to reach. */
   const nextMilestone = plans.map(() => 0);
+  /** Children whose workflow has closed (set as its result comes in, before its event is handled). */
+  const closed = new Set<number>();
   const watches = new Map<number, CancellationScope>();
   const events: SweepEvent[] = [];
   /** Survivors of a milestone waiting for a slot, then children never started, in order. */
@@ -72,7 +91,7 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
       .then(
         (score) => events.push({ kind: 'reached', i, milestone: m, score }),
         (err) => {
-          if (!isCancellation(err)) log.warn('sweep: waiting for a milestone failed', { run: children[i]!.runName, error: String(err) });
+          if (!isCancellation(err)) log.warn('sweep: waiting for a milestone failed', { run: children[i]!.runName, error: reasonOf(err) });
         },
       );
   };
@@ -93,16 +112,52 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
       });
     } catch (err) {
       children[i]!.status = 'failed';
-      children[i]!.error = `could not start: ${(err as Error).message}`;
+      children[i]!.error = `could not start: ${reasonOf(err)}`;
+      log.warn('sweep: a run could not be started', { run: plan.runName, error: reasonOf(err) });
       return;
     }
     runKeys[i] = `${plan.runName}@${handle.firstExecutionRunId}`;
     children[i]!.status = 'running';
     handle.result().then(
-      (r) => events.push({ kind: 'ended', i, result: r }),
-      (err: Error) => events.push({ kind: 'ended', i, error: String((err.cause as Error | undefined)?.message ?? err.message) }),
+      (r) => {
+        closed.add(i);
+        events.push({ kind: 'ended', i, result: r });
+      },
+      (err: Error) => {
+        closed.add(i);
+        // Past the child's own failure to the reason (the activity's, a termination's).
+        events.push({ kind: 'ended', i, error: reasonOf(err.cause ?? err) });
+      },
     );
     watchMilestone(i);
+  };
+
+  /** Resumes a held child; false when it could not be (it ended meanwhile, or every try failed: marked failed). */
+  const resume = async (i: number): Promise<boolean> => {
+    const child = children[i]!;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await getExternalWorkflowHandle(child.workflowId).signal(resumeSignal);
+        return true;
+      } catch (err) {
+        // Sweeps started before this change went on as if the signal had arrived.
+        if (!patched(SWEEP_RESUME_RETRIED)) return true;
+        const reason = reasonOf(err);
+        if (closed.has(i)) {
+          log.info('sweep: a held run ended before it was resumed', { run: child.runName, error: reason });
+          return false;
+        }
+        if (attempt >= RESUME_TRIES) {
+          log.error('sweep: a held run could not be resumed; the sweep goes on without it', { run: child.runName, attempts: attempt, error: reason });
+          child.status = 'failed';
+          child.error = `held at its milestone and not resumed after ${attempt} tries (${reason}): resume it (client resume) or stop it`;
+          return false;
+        }
+        log.warn('sweep: resuming a held run failed; trying again', { run: child.runName, attempt, error: reason });
+        // The child's result, if it has ended, comes in meanwhile.
+        await condition(() => closed.has(i), `${2 ** (attempt - 1)} seconds`);
+      }
+    }
   };
 
   const fillSlots = async () => {
@@ -111,8 +166,7 @@ export async function sweep(input: SweepInput): Promise<SweepResult> {
       if (i !== undefined) {
         if (children[i]!.status !== 'queued') continue;
         children[i]!.status = 'running';
-        await getExternalWorkflowHandle(children[i]!.workflowId).signal(resumeSignal).catch(() => undefined);
-        watchMilestone(i);
+        if (await resume(i)) watchMilestone(i);
       } else if (nextToStart < plans.length) await start(nextToStart++);
       else return;
     }

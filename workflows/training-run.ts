@@ -7,7 +7,6 @@ import { allHandlersFinished, CancellationScope, condition, log, patched, setWor
 import type { RunConfigInput } from '../config/run-config';
 import { activityStubs } from './activity-stubs';
 import { asyncLoop } from './async-loop';
-import { asyncLoopLegacy } from './async-loop-legacy';
 import type { SchedulerCounts } from './async-scheduler';
 import { checkpointName, RunControl } from './run-control';
 import type { RunSettings, TrainingRunInput, TrainingRunResult } from '../shared/run-types';
@@ -95,9 +94,8 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
 
   const startBatch = run.batch;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
-  // Runs started before pacing and the publish-first fix keep the loop they started with (saved histories replay).
-  const loop = isAsync ? (patched(ASYNC_PACED) ? asyncLoop : asyncLoopLegacy) : null;
-  const ended: Ended = loop ? await loop(run, ctx, totalGroups, carried?.async) : await syncLoop(run, ctx);
+  // Runs started before pacing and the publish-first fix keep the loop they started with (async-loop.ts, `paced`).
+  const ended: Ended = isAsync ? await asyncLoop(run, ctx, totalGroups, carried?.async, patched(ASYNC_PACED)) : await syncLoop(run, ctx);
   const { stoppedEarly } = ended;
 
   if (isAsync || startBatch < run.numBatches) {
@@ -125,7 +123,7 @@ async function finalCheckpointAfterCut(run: RunControl): Promise<Ended> {
       await CancellationScope.withTimeout('1 minute', () => save(name, policy, true));
       run.finalCheckpoint = name;
     } catch (err) {
-      log.warn('stop: the final checkpoint could not be recorded', { error: String(err) });
+      log.warn('stop: the final checkpoint could not be recorded', { run: run.runName, checkpoint: name, error: String(err) });
     }
   }
   return { stoppedEarly: true };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { recordHistory } from '../helpers/histories';
 import type { Stack } from '../../dev/stack';
 import { localRunInput, startTestStack } from '../helpers/local-run';
 import { runRecordsOf } from '../helpers/run-records';
@@ -76,7 +76,10 @@ test('a sweep of 4 configs x 2 seeds halves at a milestone, survives a worker ki
 
   const sweepHandle = client.workflow.getHandle('agl-sweep-lr-sweep');
   const result = (await sweepHandle.result()) as SweepResult;
-  if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(__dirname, '..', 'workflows', 'histories', 'sweep-halving.json'), historyToJSON(await sweepHandle.fetchHistory()));
+  await recordHistory('sweep-halving-worker-killed', await sweepHandle.fetchHistory(), {
+    covers: 'sweep: 4 configs x 2 seeds, at most 4 at once, successive halving at step 2 (stop updates, resume signals to held children), the worker killed -9 mid-sweep',
+    recordedBy: 'test/e2e/sweep.test.ts',
+  });
 
   // Every child: how it ended (Temporal), its eval at the milestone and its last eval (store), its final checkpoint.
   const children = await Promise.all(

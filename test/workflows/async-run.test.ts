@@ -4,12 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { chainHistories, recordHistory, runWith } from '../helpers/histories';
 import { fakeTrainingActivities, type Recorder } from './fake-training-activities';
 import { validateRunConfig } from '../../config/load';
 import { trainingRun } from '../../workflows';
@@ -39,6 +37,8 @@ const config = (over: Record<string, unknown> = {}) =>
     async: { maxStepsOffPolicy: 1, groupsPerBatch: 2 },
     ...over,
   });
+
+const recordedBy = 'test/workflows/async-run.test.ts';
 
 const newRecorder = (delay: (g: number, r: number) => number): Recorder => ({
   calls: [], checkpoints: [], loggedSteps: [], loggedMetrics: [], steps: [], learningRates: [], groupDelayMs: delay, cancelledGroups: [],
@@ -78,10 +78,10 @@ test('no step waits for the slowest group; staleness bounded; every group once; 
   const result = await withWorker(rec, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId, args: [{ config: config() }] });
     const res = await handle.result();
-    const first = env!.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
-    const history = await first.fetchHistory();
-    assert.ok(history.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes), 'the first run continued as new');
-    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(mkdirDir(), 'training-run-async.json'), historyToJSON(history));
+    const chain = await chainHistories(env!.client, workflowId, handle.firstExecutionRunId);
+    assert.ok(chain.length > 1, 'the first run continued as new');
+    await recordHistory('async-paced-continue-as-new', chain[0]!, { covers: "the paced async loop (staleRule 'pace', publish first): the first run of a chain, a slow group not waited for, evals, checkpoints, continue-as-new with groups in flight", recordedBy });
+    await recordHistory('async-paced-continued-to-end', chain.at(-1)!, { covers: 'the paced async loop: the last run of a chain, its scheduler state carried, groups in flight picked up again, the data used up, the final evaluation logged, the final checkpoint', recordedBy });
     return res;
   });
   assert.equal(result.finalCheckpoint, 'final');
@@ -102,14 +102,46 @@ test('no step waits for the slowest group; staleness bounded; every group once; 
 test("staleRule 'late' (cookbook 0.6.1): steps go on past a straggler's deadline, which is trained late, every group once", async () => {
   // Group 1 takes 3 s, the rest 150 ms: pace would hold step 1 for it (due there at K = 1); 'late' does not.
   const rec = newRecorder((g, r) => (g === 1 && r === 0 ? 3_000 : 150));
-  await withWorker(rec, (taskQueue) =>
-    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, async: { maxStepsOffPolicy: 1, groupsPerBatch: 2, staleRule: 'late' } }) }] }),
-  );
+  await withWorker(rec, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, async: { maxStepsOffPolicy: 1, groupsPerBatch: 2, staleRule: 'late' } }) }] });
+    await handle.result();
+    await recordHistory('async-late-straggler', (await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId))[0]!, {
+      covers: "the async loop with staleRule 'late': steps go on past a straggler, which is trained late (first run of a chain)",
+      recordedBy,
+    });
+  });
   checkTrainedOnce(rec, Infinity);
   const at = rec.steps!.find((s) => s.groups.some((g) => g.key.startsWith('g1r')))!;
   const g1 = at.groups.find((g) => g.key.startsWith('g1r'))!;
   assert.ok(at.policyStep - g1.policyStep > 1, `group 1 trained at staleness ${at.policyStep - g1.policyStep}, past K = 1: the steps before did not wait`);
   assert.equal(g1.key, 'g1r0', 'trained as first sampled, not resampled');
+});
+
+test('pace: a step that would leave a straggler past its deadline waits for it, and the straggler is trained within K as first sampled', async () => {
+  // One group per step, K = 2, sampling 2 steps ahead: group 1 takes 3 s, the rest 100 ms. Step 2 has a newer group
+  // ready, but taking it would leave group 1 (due by step 2) untrainable in time: the step waits for group 1.
+  const rec = newRecorder((g, r) => (g === 1 && r === 0 ? 3_000 : 100));
+  await withWorker(rec, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0, saveEvery: 0, async: { maxStepsOffPolicy: 2, groupsPerBatch: 1, pipelineDepth: 2 } }) }] });
+    await handle.result();
+    // The run that waited for group 1: the one its collectGroup completed in.
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    const straggler = chain.find((h) => {
+      const scheduled = new Set(
+        h.events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'collectGroup' && /"g":1,"r":0,/.test(Buffer.from(e.activityTaskScheduledEventAttributes.input!.payloads![1]!.data!).toString())).map((e) => String(e.eventId)),
+      );
+      return h.events!.some((e) => scheduled.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)));
+    });
+    assert.ok(straggler, 'a run of the chain got group 1 back');
+    await recordHistory('async-paced-straggler', straggler, {
+      covers: "the paced async loop: a step held for a straggler whose deadline a newer group would make it miss (the pace rule's deadline check), the straggler trained within K",
+      recordedBy,
+    });
+  });
+  checkTrainedOnce(rec, 2);
+  const at = rec.steps!.findIndex((s) => s.groups.some((g) => g.key === 'g1r0'));
+  assert.ok(at >= 0, 'group 1 trained as first sampled, not resampled');
+  assert.ok(rec.steps![at]!.policyStep <= 2, `group 1 trained by step 2 (its deadline), at step ${rec.steps![at]!.policyStep}`);
 });
 
 test('a group finishing while the new policy is published starts no group under a policy it will not sample from', async () => {
@@ -184,6 +216,15 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
     const inFlight = (await handle.query(progressQuery)).async!.inFlight;
     const stopped = await handle.executeUpdate(stopUpdate, { args: [{ reason: 'test' }] });
     const res = await handle.result();
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    await recordHistory('async-paced-pause-and-updates', runWith(chain, (e) => !!e.workflowExecutionSignaledEventAttributes, 'the pause signal'), {
+      covers: 'the paced async loop: a pause while waiting for groups (the step and its evaluation kept), checkpoint and configure updates while paused, resume',
+      recordedBy,
+    });
+    await recordHistory('async-paced-stop', chain.at(-1)!, {
+      covers: 'the paced async loop: a stop update while groups sample, the groups cancelled in Temporal and in the store (cancelGroups), the final checkpoint',
+      recordedBy,
+    });
     // The groups still sampling are cancelled in the store too (the real activity: test/e2e).
     assert.equal(rec.cancelledGroups!.flat().length, inFlight, `the ${inFlight} groups sampling are cancelled in the store`);
     assert.equal(res.stoppedEarly, true);
@@ -196,9 +237,3 @@ test('pause stops new groups and training; stop ends with a final checkpoint and
   assert.ok(rows.some((m) => (m['time/paused'] ?? 0) >= 1), `the paused second is logged as time/paused (${JSON.stringify(rows.map((m) => m['time/paused']))})`);
   for (const m of rows) if (m['progress/step']! % 3 === 0) assert.ok(m['test/env/all/reward/total'] !== undefined, `step ${m['progress/step']} kept its evaluation`);
 });
-
-function mkdirDir(): string {
-  const dir = path.join(__dirname, 'histories');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}

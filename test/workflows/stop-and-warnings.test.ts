@@ -6,13 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { chainHistories, recordHistory } from '../helpers/histories';
 import { fakeRunConfig, fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { trainingRun } from '../../workflows';
 import { progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
@@ -55,6 +53,10 @@ test('a stop while the run is starting on a trainer that never answers ends it a
     const res = await handle.result();
     assert.equal(res.stoppedEarly, true);
     assert.deepEqual(rec.checkpoints, [], 'no policy yet, so no checkpoint');
+    await recordHistory('sync-stop-while-starting', await handle.fetchHistory(), {
+      covers: 'a stop update while the run is starting (initPolicy failing and retried): cut at once, no checkpoint',
+      recordedBy: 'test/workflows/stop-and-warnings.test.ts',
+    });
   });
 });
 
@@ -71,7 +73,10 @@ test('a stop while a batch waits for rollouts that never come ends the run after
       assert.deepEqual(rec.loggedSteps, [0], 'batch 1 never finished');
       assert.deepEqual(rec.checkpoints, [{ name: '000001', batch: 1, final: true }], 'the policy after batch 0 is the final checkpoint');
       // A history with the stop-ends-any-wait patch in it, for the replay test.
-      if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(__dirname, 'histories', 'training-run-stop-cut.json'), historyToJSON(await handle.fetchHistory()));
+      await recordHistory('sync-stop-cut', await handle.fetchHistory(), {
+        covers: 'sync loop: a stop while a batch waits for rollouts that never come, cut after its grace (stop-ends-any-wait), the last trained policy saved as the final checkpoint',
+        recordedBy: 'test/workflows/stop-and-warnings.test.ts',
+      });
     } finally {
       hold.releaseAll(); // the stand-in activity ignores cancellation; the worker waits for it before it shuts down
     }
@@ -95,6 +100,10 @@ test('batches without rewards warn with the likely causes and pause the run afte
     await handle.signal(resumeSignal);
     const res = await handle.result();
     assert.equal(res.batchesCompleted, 5, 'resumed; it would pause again only after 3 more such batches');
+    await recordHistory('sync-no-reward-pause-resume', (await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId))[0]!, {
+      covers: 'sync loop: batches whose rollouts carry no reward warn, the run pauses itself after 3 (pauseAfterBatchesWithoutReward), resume lets it go on',
+      recordedBy: 'test/workflows/stop-and-warnings.test.ts',
+    });
   });
 });
 

@@ -2,12 +2,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { chainHistories, recordHistory, runWith } from '../helpers/histories';
 import { fakeRunConfig, fakeTrainingActivities, holdBatches, type Recorder } from './fake-training-activities';
 import { trainingRun } from '../../workflows';
 import { configureUpdate, pauseSignal, progressQuery, resumeSignal, stopUpdate } from '../../workflows/messages';
@@ -55,12 +53,13 @@ test("every batch runs once, with evals and checkpoints at the seed's cadence, a
   const result = await withWorker(rec, 7, async (taskQueue) => {
     const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId, args: [{ config: config() }] });
     const res = await handle.result();
-    // The first run's history ends in continue-as-new: keep it for the replay test.
-    const first = env!.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
-    const history = await first.fetchHistory();
-    const dir = path.join(__dirname, 'histories');
-    mkdirSync(dir, { recursive: true });
-    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(dir, 'training-run-continue-as-new.json'), historyToJSON(history));
+    // The first run's history ends in continue-as-new, the last one starts from the state carried: both for the
+    // replay test.
+    const chain = await chainHistories(env!.client, workflowId, handle.firstExecutionRunId);
+    const history = chain[0]!;
+    const recordedBy = 'test/workflows/training-run.test.ts';
+    await recordHistory('sync-continue-as-new', history, { covers: 'sync loop: the first run of a chain, evals and checkpoints at the seed cadence, continue-as-new', recordedBy });
+    await recordHistory('sync-continued-to-end', chain.at(-1)!, { covers: 'sync loop: the last run of a chain, started from the state carried by continue-as-new (no initPolicy), to the final checkpoint', recordedBy });
     const kinds = history.events!.map((e) => e.eventType);
     assert.ok(
       history.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes),
@@ -113,6 +112,11 @@ test('pause holds the run between batches; resume lets it finish', async () => {
     const res = await handle.result();
     assert.equal(res.stoppedEarly, false);
     assert.deepEqual(rec.loggedSteps, [0, 1, 2, 3]);
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    await recordHistory('sync-pause-continue-as-new', runWith(chain, (e) => !!e.workflowExecutionSignaledEventAttributes, 'the pause signal'), {
+      covers: 'sync loop: the pause signal during a batch, then continue-as-new carrying the pause (the resume signal came in the next run of the chain)',
+      recordedBy: 'test/workflows/training-run.test.ts',
+    });
   });
 });
 
@@ -158,10 +162,12 @@ test('the checkpoint update records the latest policy at once; refused once a st
     assert.deepEqual(await stopping, { stoppedAfterBatch: 2, finalCheckpoint: '000002' });
     assert.deepEqual(rec.checkpoints.map((c) => c.name), ['000001', '000002'], 'the refused update wrote nothing');
     // A history with both updates in it, for the replay test.
-    if (process.env.AGL_RECORD_HISTORIES) {
-      await handle.result();
-      writeFileSync(path.join(__dirname, 'histories', 'training-run-checkpoint-stop.json'), historyToJSON(await handle.fetchHistory()));
-    }
+    await handle.result();
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    await recordHistory('sync-checkpoint-and-stop-updates', runWith(chain, (e) => !!e.workflowExecutionUpdateAcceptedEventAttributes, 'the updates'), {
+      covers: 'sync loop: the checkpoint update while a batch is held, the stop update (its grace not needed), the final checkpoint of the stop',
+      recordedBy: 'test/workflows/training-run.test.ts',
+    });
   });
 });
 
@@ -186,7 +192,11 @@ test('configure changes the learning rate and eval cadence from the next batch, 
     await handle.result();
     const first = await env!.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
     assert.ok(first.events!.some((e) => e.workflowExecutionContinuedAsNewEventAttributes), 'the run continued as new on the way');
-    if (process.env.AGL_RECORD_HISTORIES) writeFileSync(path.join(__dirname, 'histories', 'training-run-configure.json'), historyToJSON(first));
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    await recordHistory('sync-configure-update', runWith(chain, (e) => !!e.workflowExecutionUpdateAcceptedEventAttributes, 'the configure update'), {
+      covers: 'sync loop: a configure update (learningRate, evalEvery) accepted while a batch is held and applied from the next batch',
+      recordedBy: 'test/workflows/training-run.test.ts',
+    });
   });
   assert.deepEqual(rec.learningRates, [1e-3, 1e-3, 0.5, 0.5, 0.5, 0.5], 'the batch in flight kept its rate; later ones, also after continue-as-new, got the new one');
   assert.deepEqual(rec.calls.filter((c) => c.startsWith('eval:')), ['eval:2', 'eval:3', 'eval:4', 'eval:5']);
