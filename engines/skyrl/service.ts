@@ -82,6 +82,10 @@ export function skyrlService(o: SkyrlServiceOptions): SkyrlServiceSpec {
       '--port', String(o.port),
       '--database-url', `sqlite:///${state.db}`,
       '--checkpoints-base', state.checkpoints,
+      // A worker that died leaves its session's LoRA models holding adapter slots (max_lora_adapters) until the
+      // session is stale: a minute without heartbeats (the client beats every 10 s), checked every 10 s.
+      '--session-timeout-sec', '60',
+      '--session-cleanup-interval-sec', '10',
     ],
     cwd: o.project.projectDir,
     env,
