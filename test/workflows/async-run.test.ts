@@ -149,9 +149,28 @@ test('a group finishing while the new policy is published starts no group under 
   // freed slots started groups labelled with the new step that sampled from the old policy (served staleness K+1).
   const rec = newRecorder(() => 100);
   rec.publishDelayMs = (step, purpose) => (purpose === 'train' && step > 0 ? 1_000 : 0);
-  await withWorker(rec, (taskQueue) =>
-    env!.client.workflow.execute(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0 }) }] }),
-  );
+  await withWorker(rec, async (taskQueue) => {
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config: config({ evalEvery: 0 }) }] });
+    await handle.result();
+    // A run in which a group finished while a train publish was in flight.
+    const chain = await chainHistories(env!.client, handle.workflowId, handle.firstExecutionRunId);
+    const duringPublish = chain.find((h) => {
+      const name = new Map(h.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType!.name]));
+      let publishing = false;
+      for (const e of h.events!) {
+        const done = e.activityTaskCompletedEventAttributes && name.get(String(e.activityTaskCompletedEventAttributes.scheduledEventId));
+        if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishPolicy' && Number(e.eventId) > 30) publishing = true;
+        else if (done === 'publishPolicy') publishing = false;
+        else if (done === 'collectGroup' && publishing) return true;
+      }
+      return false;
+    });
+    assert.ok(duringPublish, 'a group finished during a publish');
+    await recordHistory('async-paced-slow-publish', duringPublish, {
+      covers: "the paced async loop: groups finishing during a 1 s publish start their successors under the policy still served, the step's slots freed only once the new one serves",
+      recordedBy,
+    });
+  });
   const groups = rec.steps!.flatMap((s) => s.groups);
   const mislabelled = groups.filter((g) => g.labelStep !== g.policyStep).map((g) => `${g.key} labelled ${g.labelStep}, served by ${g.policyStep}`);
   assert.deepEqual(mislabelled, [], 'every group sampled from the policy it was labelled with');
