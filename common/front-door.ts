@@ -65,8 +65,8 @@ export interface RouteDoc {
   query?: Record<string, 'int' | 'bool' | 'string' | 'list'>;
   /** Body field names it reads (at any depth), when known: the fuzz builds bodies from them. */
   fields?: string[];
-  /** Routes the fuzz test must not call with random input (they wait, or change what the test checks after). */
-  fuzz?: 'skip';
+  /** A small body the route accepts, when it takes one: the fuzz sends it with hostile paths and one field changed. */
+  example?: Record<string, unknown>;
 }
 
 /** A path template (`/rollouts/{rollout_id}`, `/openai/v1/{rest*}`) as an anchored regex and its parameter names. */

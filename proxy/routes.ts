@@ -22,6 +22,8 @@ export interface Routed {
 interface ProxyRoute {
   path: string;
   methods: string[];
+  /** A small body it serves (RouteDoc.example). */
+  example?: Record<string, unknown>;
   /** The route, given the path's parameters. */
   route: (params: Record<string, string>) => Route;
   /** Also served under /rollout/{rollout_id}/attempt/{attempt_id}. */
@@ -35,10 +37,18 @@ const CALLS: Record<string, ApiName> = {
   '/completions': 'completions',
 };
 
+/** A minimal call of each agent API. */
+const EXAMPLES: Record<ApiName, Record<string, unknown>> = {
+  chat: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+  responses: { input: 'hi', max_output_tokens: 2 },
+  messages: { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+  completions: { prompt: 'hi', max_tokens: 2 },
+};
+
 export const SCOPE_PREFIX = '/rollout/{rollout_id}/attempt/{attempt_id}';
 
 export const ROUTES: ProxyRoute[] = [
-  ...Object.entries(CALLS).flatMap(([p, api]) => ['/v1', ''].map((v) => ({ path: `${v}${p}`, methods: ['POST'], route: (): Route => ({ kind: 'call', api }), scoped: true }))),
+  ...Object.entries(CALLS).flatMap(([p, api]) => ['/v1', ''].map((v) => ({ path: `${v}${p}`, methods: ['POST'], example: EXAMPLES[api], route: (): Route => ({ kind: 'call', api }), scoped: true }))),
   ...['/v1/models', '/models'].map((path) => ({ path, methods: ['GET'], route: (): Route => ({ kind: 'models' }), scoped: true })),
   ...['/v1/models/{model*}', '/models/{model*}'].map((path) => ({ path, methods: ['GET'], route: (p: Record<string, string>): Route => ({ kind: 'model', id: p.model! }), scoped: true })),
   ...['/health', '/healthz', '/v1/health'].map((path) => ({ path, methods: ['GET', 'HEAD'], route: (): Route => ({ kind: 'health' }), scoped: true })),
@@ -49,7 +59,8 @@ const COMPILED = ROUTES.map((r) => ({ ...r, ...compilePath(r.path) }));
 
 /** The routes as the route fuzz test reads them: each path, and the scoped one where it is served. */
 export function routeDocs(): RouteDoc[] {
-  return ROUTES.flatMap((r) => [r.path, ...(r.scoped ? [`${SCOPE_PREFIX}${r.path}`] : [])].flatMap((path) => r.methods.map((method) => ({ method, path }))));
+  return ROUTES.flatMap((r) => [r.path, ...(r.scoped ? [`${SCOPE_PREFIX}${r.path}`] : [])]
+    .flatMap((path) => r.methods.map((method) => ({ method, path, ...(r.example && method === 'POST' ? { example: r.example } : {}) }))));
 }
 
 /** The methods the route of `kind` takes (a 405 names them). */

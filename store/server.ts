@@ -211,7 +211,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     { doc: { method: 'POST', path: '/v1/traces', fields: ['resourceSpans', 'scopeSpans', 'spans', 'attributes', 'key', 'value'] }, serve: handleTraces },
     {
       // Answered once the rollouts it reports are committed (listeners hear of finished ones only after that).
-      doc: { method: 'POST', path: '/v1/agl/waits/rollouts', fields: schemaFields(WaitRolloutsSchema), fuzz: 'skip' },
+      doc: { method: 'POST', path: '/v1/agl/waits/rollouts', fields: schemaFields(WaitRolloutsSchema) },
       serve: async (req, res) => waitForRollouts(req, res, parseJsonBody(await readBody(req, bodyLimit))),
     },
   ];

@@ -21,7 +21,7 @@ function partsOf(content: unknown, where: string): string | ContentPart[] {
     content.map((b, j): ContentPart => {
       if (isObj(b) && b.type === 'text' && typeof b.text === 'string') return { type: 'text', text: b.text };
       if (isObj(b) && b.type === 'image') return anthropicImagePart(b, `${where}[${j}]`);
-      return unsupported(`${where}[${j}]`, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)}`);
+      return unsupported(`${where}[${j}]`, `a block of type ${quote(isObj(b) ? b.type : typeof b)}`);
     }),
   );
 }
@@ -32,7 +32,7 @@ function textOf(content: unknown, where: string): string {
   return content
     .map((b, j) => {
       if (isObj(b) && b.type === 'text' && typeof b.text === 'string') return b.text;
-      return unsupported(`${where}[${j}]`, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)}`);
+      return unsupported(`${where}[${j}]`, `a block of type ${quote(isObj(b) ? b.type : typeof b)}`);
     })
     .join('');
 }
@@ -64,7 +64,7 @@ function userTurn(content: unknown, where: string): Message[] {
       // The error flag has no place in a chat template: it is shown to the model in the result's text.
       const shown = b.is_error === true ? (typeof result === 'string' ? `Error: ${result}` : [{ type: 'text' as const, text: 'Error: ' }, ...result]) : result;
       out.push({ role: 'tool', content: typeof shown === 'string' ? shown : contentOf(shown), tool_call_id: b.tool_use_id });
-    } else unsupported(at, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)} in a user message`);
+    } else unsupported(at, `a block of type ${quote(isObj(b) ? b.type : typeof b)} in a user message`);
   });
   flush();
   return out;
@@ -89,7 +89,7 @@ function assistantTurn(content: unknown, where: string): Message {
       }
       const call: ToolCall = { type: 'function', id: b.id, function: { name: b.name, arguments: JSON.stringify(b.input) } };
       (m.tool_calls ??= []).push(call);
-    } else unsupported(at, `a block of type ${JSON.stringify(isObj(b) ? b.type : typeof b)} in an assistant message`);
+    } else unsupported(at, `a block of type ${quote(isObj(b) ? b.type : typeof b)} in an assistant message`);
   });
   m.content = thinking.length ? [...thinking, { type: 'text', text }] : text;
   return m;

@@ -77,7 +77,7 @@ export function inputMessages(input: unknown): Message[] {
       turn = null;
     } else {
       throw badRequest(
-        `${where}: items of type ${JSON.stringify(type)} cannot be rendered for the model (served: message, function_call, function_call_output, reasoning)`,
+        `${where}: items of type ${quote(type)} cannot be rendered for the model (served: message, function_call, function_call_output, reasoning)`,
         where,
         'unsupported_item',
       );
@@ -119,6 +119,6 @@ export function responsesTools(tools: unknown, choice: unknown): ToolSpec[] {
   if (choice === undefined || choice === null || choice === 'auto') return out;
   if (choice === 'none') return [];
   if (choice === 'required') unenforceableToolChoice('tool_choice', '"required"');
-  if (isObj(choice)) unenforceableToolChoice('tool_choice', `a tool choice of type ${JSON.stringify(choice.type)}`);
+  if (isObj(choice)) unenforceableToolChoice('tool_choice', `a tool choice of type ${quote(choice.type)}`);
   throw badRequest('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
 }

@@ -1,9 +1,10 @@
 // HTTP front of the local trainer: routes /api/v1/* to TinkerService, decodes JSON or protobuf bodies,
 // long-polls retrieve_future, encodes sample / forward_backward results as protobuf when the poll asks for
 // it, and turns bad input into {"error", "category": "user"} with a 4xx status while it keeps serving.
-import { clip, quote } from '../../common/front-door';
+import { clip, quote, type RouteDoc } from '../../common/front-door';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServiceServer } from '../../common/http-server';
+import { answerClientErrorsWithJson } from '../../common/client-error';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import {
@@ -44,6 +45,8 @@ export interface TrainerServerOptions {
 export interface TrainerServer {
   readonly url: string;
   readonly port: number;
+  /** Every route (the table buildRoutes makes, under /api/v1), as the route fuzz test reads them. */
+  readonly routes: RouteDoc[];
   readonly service: TinkerService;
   readonly access: Access;
   close(): Promise<void>;
@@ -146,7 +149,7 @@ export function buildRoutes(service: TinkerService, access: Access): Map<string,
     // 410 = the promise is gone (expired, or made before a restart): the SDK re-submits samples on it.
     if (payload === undefined) {
       res.statusCode = 410;
-      return { error: `unknown or expired request_id ${JSON.stringify(requestId)} (the trainer may have restarted)`, category: 'server' };
+      return { error: `unknown or expired request_id ${quote(requestId)} (the trainer may have restarted)`, category: 'server' };
     }
     if (payload === 'pending') return { type: 'try_again', request_id: requestId, queue_state: 'active' };
     return encodePayload(payload, (req.headers.accept ?? '').includes(PROTO), res);
@@ -176,6 +179,16 @@ function encodePayload(p: FuturePayload, wantProto: boolean, res: ServerResponse
       if (wantProto) return sendProto(res, forwardBackwardOutputToProto(p.result));
       return forwardBackwardOutputToJson(p.result);
   }
+}
+
+/** The table's keys ("POST /sessions/{*}/finish") as route docs: a '*' segment is one parameter, '**' the rest. */
+export function routeDocs(routes: Map<string, Handler>): RouteDoc[] {
+  return [...routes.keys()].map((key) => {
+    const [method, pattern] = key.split(' ') as [string, string];
+    let n = 0;
+    const path = pattern.split('/').map((seg) => (seg === '**' ? `{rest${n++}*}` : seg === '*' ? `{p${n++}}` : seg)).join('/');
+    return { method, path: `/api/v1${path}` };
+  });
 }
 
 /** decodeURIComponent answering 400 for malformed percent-encoding (a URIError used to be a 500). */
@@ -228,7 +241,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
         url = new URL(req.url ?? '/', 'http://local');
       } catch {
         // e.g. `GET //`: used to throw outside the try below and take the whole trainer down.
-        send(res, 400, { error: `malformed request target ${JSON.stringify(String(req.url).slice(0, 100))}`, category: 'user' });
+        send(res, 400, { error: `malformed request target ${quote(String(req.url))}`, category: 'user' });
         return;
       }
       const prefix = '/api/v1';
@@ -267,6 +280,8 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
       res.destroy();
     });
   });
+  // Requests node's parser refuses get the trainer's JSON error, once (common/client-error.ts).
+  answerClientErrorsWithJson(server, (message) => ({ error: message, category: 'user' }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -276,6 +291,7 @@ export async function startTrainerServer(opts: TrainerServerOptions): Promise<Tr
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    routes: routeDocs(routes),
     service,
     access,
     close: () =>
