@@ -10,8 +10,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { setServiceOverrides } from './activities/services';
 import { describeConnection, SettingsError, temporalSettings } from './common/temporal-settings';
-import { runMain, UsageError } from './common/service-args';
-import { connectionProblem } from './cli/connection-problem';
+import { exitOnSignal, runMain, UsageError } from './common/service-args';
+import { openProbed } from './cli/temporal-connect';
 import { checkSearchAttributes, describeProblem } from './cli/search-attribute-setup';
 import { namingUnreachableServices } from './activities/name-unreachable';
 import { DeploymentSettingsError, deploymentSettings, workerDeploymentOptions } from './common/worker-deployment';
@@ -58,11 +58,9 @@ async function main(): Promise<void> {
   });
   let connection: NativeConnection;
   try {
-    connection = await NativeConnection.connect(settings.connection);
-    // Connecting is lazy on some paths; one call proves the TLS handshake and the credentials.
-    await connection.workflowService.getSystemInfo({});
+    connection = await openProbed(settings, () => NativeConnection.connect(settings.connection));
   } catch (err) {
-    return fail(`worker: ${connectionProblem(err, settings)}`);
+    return fail(`worker: ${(err as Error).message}`);
   }
   const missing = await searchAttributeProblem(connection, settings.namespace, settings.address);
   if (missing) {
@@ -83,11 +81,17 @@ async function main(): Promise<void> {
     // An activity that cannot reach a service fails naming it and its URL (shown by `client status` and the UI).
     interceptors: { activity: [() => ({ inbound: namingUnreachableServices() })] },
   });
+  // On SIGINT/SIGTERM the SDK drains the worker (its own signal handlers) and cancels the activities in flight; one
+  // that does not stop (a call waiting on a service that never answers) held the exit for as long as it waited.
+  // Past the services' exit deadline the worker exits anyway: as after a kill, its activities are retried.
+  let stopped = (): void => undefined;
+  exitOnSignal(() => new Promise<void>((resolve) => (stopped = resolve)), { name: 'worker' });
   const version = workerDeployment ? ` as ${workerDeployment.version.deploymentName}.${workerDeployment.version.buildId}` : '';
   process.stdout.write(`worker polling task queue ${settings.taskQueue}${version} on ${describeConnection(settings)} (namespace ${settings.namespace})\n`);
   await worker.run(); // returns after SIGINT/SIGTERM once in-flight tasks are done
   await connection.close();
   process.stdout.write('worker stopped\n');
+  stopped();
 }
 
 /** The one line saying which search attributes are missing, or null (also when the server does not let us look). */

@@ -13,8 +13,7 @@
 import { TinkerApiError } from '../tinker';
 import type { PolicyState, RunSettings } from '../shared/run-types';
 import type { TrainingClient } from '../tinker';
-import { pyJsonDumps } from '../chat/py-json';
-import { parsePyJsonLine } from '../records/run-files';
+import { parsePyJsonLine, recordJson } from '../records/run-files';
 import { checkpointKey, putRecords, recordsAfter } from './run-records';
 import { tinkerFor } from './services';
 
@@ -40,7 +39,7 @@ export async function keepFinalCheckpoint(settings: RunSettings, policy: PolicyS
     } catch (err) {
       // Gone or refused: say so, rather than retry the run's last activity forever.
       if (!(err instanceof TinkerApiError && err.isUserError)) throw err;
-      process.stderr.write(`[tinker] could not keep the final checkpoint ${p}: ${err.message}\n`);
+      process.stderr.write(`[tinker] run ${settings.runName}: could not keep the final checkpoint ${p}: ${err.message}\n`);
     }
   }
   await deleteRollingStates(settings, await checkpointRows(settings), [policy.statePath]);
@@ -113,7 +112,7 @@ export async function saveRollingCheckpoint(settings: RunSettings, step: number,
   const statePath = await tc.saveState(`rolling-${name}`, { ttlSeconds: settings.rollingTtlSeconds });
   const rows = await checkpointRows(settings);
   const row = { name, batch: step, state_path: statePath, rolling: true };
-  await putRecords(settings, [{ kind: 'checkpoint', step, key: checkpointKey(row), body: pyJsonDumps(row) }]);
+  await putRecords(settings, [{ kind: 'checkpoint', step, key: checkpointKey(row), body: recordJson(row) }]);
   await deleteRollingStates(settings, rows, [statePath, parentStatePath]);
 }
 

@@ -1,8 +1,10 @@
 // Disk use behind a run, read once a step beside its metrics, so `client status` and the UI say whether a long
-// run's disk stays bounded (issue 25): the store's database and write-ahead log, and what the local trainer keeps
+// run's disk stays bounded: the store's database and write-ahead log, and what the local trainer keeps
 // (hosted Tinker does not say, so it is left out). Both services' totals, for every run they serve. The reads share
 // one short deadline and run beside the step's other bookkeeping; a service that does not answer in time is left
-// out: the report never holds a step up for long or fails it.
+// out: the report never holds a step up for long or fails it. Any other failure leaves it out too, and is said once
+// per run, service and reason (not at every step).
+import { log } from '@temporalio/activity';
 import type { DiskUse, RunSettings } from '../shared/run-types';
 import { storeFor, tinkerUrlFor } from './services';
 
@@ -25,8 +27,27 @@ async function trainerDisk(settings: RunSettings, signal: AbortSignal): Promise<
   return { bytes: d.data_bytes, volumeFreeBytes: d.volume_free_bytes };
 }
 
-export async function readDiskUse(settings: RunSettings, step: number): Promise<DiskUse> {
+const said = new Set<string>();
+
+/** A read left out: silently when it ran past the deadline, else said once per run, service and reason. */
+function leftOut(settings: RunSettings, service: string, signal: AbortSignal, say: (msg: string) => void) {
+  return (err: unknown): undefined => {
+    if (signal.aborted) return undefined; // past the deadline: the documented case
+    const reason = ((err as Error)?.message ?? String(err)).split('\n')[0]!.slice(0, 300);
+    const key = `${settings.runName}\0${service}\0${reason}`;
+    if (said.has(key)) return undefined;
+    if (said.size > 1000) said.clear();
+    said.add(key);
+    say(`run ${settings.runName}: the ${service}'s disk use is left out of the step's report: ${reason}`);
+    return undefined;
+  };
+}
+
+export async function readDiskUse(settings: RunSettings, step: number, say: (msg: string) => void = (m) => log.warn(m)): Promise<DiskUse> {
   const signal = AbortSignal.timeout(DEADLINE_MS);
-  const [store, trainer] = await Promise.all([storeDisk(settings, signal).catch(() => undefined), trainerDisk(settings, signal).catch(() => undefined)]);
+  const [store, trainer] = await Promise.all([
+    storeDisk(settings, signal).catch(leftOut(settings, 'store', signal, say)),
+    trainerDisk(settings, signal).catch(leftOut(settings, 'trainer', signal, say)),
+  ]);
   return { atStep: step, ...(store ? { store } : {}), ...(trainer ? { trainer } : {}) };
 }

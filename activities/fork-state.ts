@@ -32,6 +32,13 @@ export async function parentRunKey(settings: RunSettings, run: string): Promise<
  * its initial state), refused with the reason when there is none or its checkpoint is gone from the trainer.
  */
 export async function forkOrigin(settings: RunSettings, forkOf: { run: string; step: number }): Promise<ForkOrigin> {
+  const { parentRun, state } = await forkStepState(settings, forkOf);
+  await checkForkCheckpoint(settings, parentRun, forkOf.step, state);
+  return { parentRun, step: forkOf.step, state };
+}
+
+/** The parent's committed state after `forkOf.step`, from the store alone (the client checks a fork with it too). */
+export async function forkStepState(settings: RunSettings, forkOf: { run: string; step: number }): Promise<{ parentRun: string; state: PolicyState }> {
   const parentRun = await parentRunKey(settings, forkOf.run);
   const store = storeFor(settings);
   let found: StepRecord | undefined;
@@ -54,14 +61,17 @@ export async function forkOrigin(settings: RunSettings, forkOf: { run: string; s
         : `its last committed step is ${lastStep}`;
     throw refuse(`forkOf.step: run ${parentRun} has no state after step ${forkOf.step} (${has})`);
   }
-  const state = found.result.state;
+  return { parentRun, state: found.result.state };
+}
+
+/** Refuses a fork whose parent checkpoint is gone from the trainer; a trainer that is down or starting is thrown as is. */
+export async function checkForkCheckpoint(settings: RunSettings, parentRun: string, step: number, state: PolicyState): Promise<void> {
   try {
     await tinkerFor(settings).weightsInfo(state.statePath);
   } catch (err) {
     if (err instanceof TinkerApiError && err.isUserError) {
-      throw refuse(`forkOf.step: the checkpoint of run ${parentRun} after step ${forkOf.step} (${state.statePath}) is gone from the trainer (expired or deleted: ${err.body.slice(0, 200)}); fork from a step whose checkpoint is kept, e.g. a saveEvery or final one`);
+      throw refuse(`forkOf.step: the checkpoint of run ${parentRun} after step ${step} (${state.statePath}) is gone from the trainer (expired or deleted: ${err.body.slice(0, 200)}); fork from a step whose checkpoint is kept, e.g. a saveEvery or final one`);
     }
     throw err; // the trainer is down or starting: retried
   }
-  return { parentRun, step: forkOf.step, state };
 }

@@ -2,8 +2,7 @@
 // host), then exported to the run's files and sinks (run-export.ts), incrementally.
 import type { DiskUse, Metrics, PolicyState, RunSettings } from '../shared/run-types';
 import type { TraceEvent } from './types';
-import { pyJsonDumps } from '../chat/py-json';
-import { runPaths, withRunDirLock } from '../records/run-files';
+import { recordJson, runPaths, withRunDirLock } from '../records/run-files';
 import { faultPoint } from '../common/fault-points';
 import { keepFinalCheckpoint, keepNamedSuperseded } from './checkpoint-lifetimes';
 import { readStepRecord } from './step-records';
@@ -21,7 +20,7 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
   if (final) row.final = true;
   faultPoint('checkpoint.before_record', { run: settings.runName, batch });
   // A rolling row of the same step (checkpoint-lifetimes.ts) is another record: this one is written beside it.
-  await putRecords(settings, [{ kind: 'checkpoint', step: batch, key: checkpointKey(row), body: pyJsonDumps(row) }]);
+  await putRecords(settings, [{ kind: 'checkpoint', step: batch, key: checkpointKey(row), body: recordJson(row) }]);
   const { flushed } = await exportAndSink(settings, final);
   await flushed;
   if (final) await keepFinalCheckpoint(settings, policy);
@@ -40,10 +39,10 @@ export async function saveCheckpoint(settings: RunSettings, name: string, batch:
  */
 export async function logMetrics(settings: RunSettings, step: number, metrics: Metrics, traceEvents: TraceEvent[]): Promise<DiskUse> {
   const records: RunRecordInput[] = traceEvents.map((e) => {
-    const body = pyJsonDumps(e);
+    const body = recordJson(e);
     return { kind: 'trace', step, key: traceKey(body), body };
   });
-  records.push({ kind: 'metrics', step, body: pyJsonDumps({ step, ...metrics }) });
+  records.push({ kind: 'metrics', step, body: recordJson({ step, ...metrics }) });
   const configured = configuredRecord(settings, await localRunFile(settings, 'config.json'), step);
   if (configured) records.push(configured);
   await putRecords(settings, records);

@@ -9,12 +9,13 @@ import type { Json, Rollout, RolloutStatus } from '../store/types';
 import { TERMINAL_ROLLOUT_STATUSES } from '../store/types';
 import type { CollectedBatch, CollectedGroup, RunSettings } from '../shared/run-types';
 import { faultPoint } from '../common/fault-points';
-import { launchMetadata } from '../store/gateway/launch';
+import { launchMetadata } from '../gateway/launch';
 import { withHeartbeats } from './keep-alive';
 import { rolloutsByKeyPrefix } from './batch-ref';
 import { rolloutRoute } from '../config/agent-workflow';
 import { serveAgentWorkflows } from './agent-workflows';
 import { unservedNow } from './runner-presence';
+import { ATTEMPT_ERROR, failureReasonOf, RolloutFailures } from './rollout-failures';
 
 export interface RolloutRequest {
   /** Unique within the run: run/phase/batch/group/member. */
@@ -114,6 +115,18 @@ export async function runRolloutBatch(
   const checksRunners = !agentWorkflow && !settings.aglController;
   let waitingFor: string | null = null;
   let lastCheck = Date.now();
+  // Rollouts failing again and again: said in status, and past the limit the batch (and so the run) ends.
+  const failures = new RolloutFailures(settings.stopAfterFailedRollouts ?? requests.length, mode === 'val' ? 'evaluation' : 'training');
+  const ended = async (r: Rollout) => {
+    let reason = failureReasonOf(r);
+    if (r.status === 'failed' && !reason) {
+      const attempt = await store.getLatestAttempt(r.rollout_id, { timeoutMs: 30_000, signal }).catch(() => null);
+      const m = attempt?.metadata?.[ATTEMPT_ERROR];
+      reason = typeof m === 'string' && m ? m : null;
+    }
+    failures.observe(r.status, reason);
+  };
+  let lastNote: string | null = null;
   try {
     let lastLog = 0;
     while (finished.size < requests.length) {
@@ -127,15 +140,24 @@ export async function runRolloutBatch(
       if (checksRunners && Date.now() - lastCheck > 10_000) {
         lastCheck = Date.now();
         const before: string | null = waitingFor;
-        waitingFor = await unservedNow(store, rolloutRoute(settings), signal);
+        waitingFor = await unservedNow(store, rolloutRoute(settings), signal, (m) => log(`run ${settings.runName}: ${m}`));
         if (waitingFor && waitingFor !== before) log(waitingFor);
       }
       if (served) waitingFor = served.waiting();
-      const progress: Progress = { done: finished.size, of: requests.length, ...(waitingFor ? { waiting: waitingFor } : {}) };
+      const why = () => waitingFor ?? failures.note();
+      const progress: Progress = { done: finished.size, of: requests.length, ...(why() ? { waiting: why()! } : {}) };
       const answered = await withHeartbeats(progress, store.waitForRollouts(waiting, 10, { timeoutMs: 40_000, signal }), 2_000);
-      for (const r of answered) if (TERMINAL_ROLLOUT_STATUSES.includes(r.status)) finished.set(r.rollout_id, r);
+      for (const r of answered) {
+        if (!TERMINAL_ROLLOUT_STATUSES.includes(r.status) || finished.has(r.rollout_id)) continue;
+        finished.set(r.rollout_id, r);
+        await ended(r);
+      }
+      const note = failures.note();
+      if (note && note !== lastNote) log(note);
+      lastNote = note;
+      failures.check();
       await fill();
-      heartbeat({ done: finished.size, of: requests.length, ...(waitingFor ? { waiting: waitingFor } : {}) } satisfies Progress);
+      heartbeat({ done: finished.size, of: requests.length, ...(why() ? { waiting: why()! } : {}) } satisfies Progress);
       if (Date.now() - lastLog > 15_000) {
         lastLog = Date.now();
         log(`${mode} rollouts: ${finished.size}/${requests.length} finished`);
@@ -163,7 +185,7 @@ export async function runRolloutBatch(
 /** Routes a run's rollouts to the agent it names (only runners naming it take them), or to its agent workflow. */
 function routeMetadata(settings: RunSettings): Record<string, Json> {
   const route = rolloutRoute(settings);
-  // The run's share of a shared fleet and its cap in flight, read by the store's dequeue (store/fair-share.ts).
+  // The run's share of a shared fleet and its cap in flight, read by the store's dequeue (store/run-policy/fair-share.ts).
   const weight = settings.fleetWeight ?? 1;
   const cap = settings.maxRolloutsInFlight ?? null;
   return { ...(route ? { agl_agent: route } : {}), ...(weight !== 1 ? { agl_fleet_weight: weight } : {}), ...(cap !== null ? { agl_max_in_flight: cap } : {}) };

@@ -29,7 +29,7 @@ const imported = new Set<string>();
 function explained(settings: RunSettings) {
   return (err: unknown): never => {
     if (err instanceof StoreHttpError && err.status === 404 && /Not Found/.test(err.body)) {
-      throw new Error(`the store at ${storeFor(settings).baseUrl} keeps no run records (${err.url} answered 404): a run's step records and rows need agl-temporal's store (store/main.ts, this version or later)`);
+      throw new Error(`the store at ${storeFor(settings).baseUrl} keeps no run records (${err.url} answered 404): a run's step records and rows need agl-temporal's store (gateway/main.ts, this version or later)`);
     }
     throw err;
   };

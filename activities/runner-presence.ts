@@ -22,12 +22,16 @@ export function unservedReason(workers: Worker[], route: string | null, nowSec: 
   return `no runner can take these rollouts: the run wants ${wanted}; runners seen in the last ${RECENT_SECONDS} s: ${others.length ? `of agent ${others.join(', ')}` : 'none'}`;
 }
 
-/** The same, asking the store (null when some runner serves the route, or the store did not answer). */
-export async function unservedNow(store: StoreClient, route: string | null, signal?: AbortSignal): Promise<string | null> {
+/**
+ * The same, asking the store: null when some runner serves the route, or when the store did not answer (the call cut
+ * short by `signal` silently; any other failure told to `onError`, the caller's log, with the reason).
+ */
+export async function unservedNow(store: StoreClient, route: string | null, signal?: AbortSignal, onError: (msg: string) => void = () => {}): Promise<string | null> {
   try {
     const page = await store.queryWorkers({ limit: 1000 }, { timeoutMs: 10_000, signal });
     return unservedReason(page.items, route, Date.now() / 1000);
-  } catch {
+  } catch (err) {
+    if (!signal?.aborted) onError(`could not ask the store which runners are polling: ${(err as Error)?.message ?? String(err)}`);
     return null;
   }
 }

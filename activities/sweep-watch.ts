@@ -3,8 +3,8 @@
 // ordinary stop of a child (the `stop` update, sent through the worker's Temporal client, since a workflow can only
 // signal another), and every child's last eval reward at the end. Each is a read or an idempotent request, so a
 // retry after a worker crash does no harm.
-import { Context, heartbeat, sleep } from '@temporalio/activity';
-import { WorkflowUpdateStage } from '@temporalio/client';
+import { Context, heartbeat, log, sleep } from '@temporalio/activity';
+import { WorkflowNotFoundError, WorkflowUpdateStage } from '@temporalio/client';
 import { storeClient, storeUrlFor } from './services';
 import type { RunSettings } from '../shared/run-types';
 import type { Progress, StopRequest } from '../shared/run-types';
@@ -26,27 +26,56 @@ const evalOf = (body: string): number | null => {
  */
 export async function sweepWaitForEval(a: { storeAddress: string; workflowId: string; runKey: string; step: number }): Promise<number | null> {
   const store = storeAt(a.storeAddress);
+  const said = sayOnce(a.runKey);
   let score: number | null | undefined;
   for (;;) {
     heartbeat();
     if (score === undefined) {
-      const [row] = await store.runRecords(a.runKey, { kind: 'metrics', step: a.step, limit: 1 }).catch(() => []);
+      let row: { body: string } | undefined;
+      try {
+        [row] = await store.runRecords(a.runKey, { kind: 'metrics', step: a.step, limit: 1 });
+        said.ok('reading its metrics');
+      } catch (err) {
+        // Tried again at the next poll (the store restarting, say); said once until a read works.
+        said.failed('reading its metrics', err as Error);
+      }
       if (row) score = evalOf(row.body);
     }
     // Then until the child holds itself before its next batch, so a `resume` sent next cannot come before the hold.
-    if (score !== undefined && (await heldAfter(a.workflowId, a.step))) return score;
+    if (score !== undefined && (await heldAfter(a.workflowId, a.step, said))) return score;
     await sleep(POLL_MS); // rejects when the sweep cancels the wait
   }
 }
 
-/** The child is paused before batch step+1, or has ended (a query that finds no worker now: not yet). */
-async function heldAfter(workflowId: string, step: number): Promise<boolean> {
+/** Says a failing read once, with the run and the reason, and once more when it works again. */
+function sayOnce(run: string) {
+  const failing = new Set<string>();
+  return {
+    failed(what: string, err: Error) {
+      if (failing.has(what)) return;
+      failing.add(what);
+      log.warn(`sweep: ${what} of ${run} failed; trying again each second: ${err?.message ?? String(err)}`, { run });
+    },
+    ok(what: string) {
+      if (failing.delete(what)) log.info(`sweep: ${what} of ${run} works again`, { run });
+    },
+  };
+}
+
+/**
+ * The child is paused before batch step+1, or has ended, or is gone (then its result ends it in the sweep). Not yet
+ * while Temporal cannot say (a query that finds no worker now, the server restarting): said once, asked again.
+ */
+async function heldAfter(workflowId: string, step: number, said: ReturnType<typeof sayOnce>): Promise<boolean> {
   const handle = Context.current().client.workflow.getHandle(workflowId);
   try {
     if ((await handle.describe()).status.name !== 'RUNNING') return true;
     const p = await handle.query<Progress>('progress');
+    said.ok('asking whether it holds');
     return p.paused && p.phase === 'paused' && p.batch > step;
-  } catch {
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return true;
+    said.failed('asking whether it holds', err as Error);
     return false;
   }
 }

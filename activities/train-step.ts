@@ -25,6 +25,13 @@ import { groupsOf } from './batch-ref';
 import { faultPoint } from '../common/fault-points';
 import { retireSuperseded, saveRollingCheckpoint, stepCheckpointName } from './checkpoint-lifetimes';
 import { trainSubsteps } from './train-substeps';
+import { mapConcurrent } from '../common/concurrent-map';
+
+/**
+ * Per-datum logprob calls (KL reference, post-update KL) in flight at once: gathered, as the cookbook gathers them,
+ * but bounded so that a 4,096-datum batch does not open 4,096 requests on the trainer at once.
+ */
+const LOGPROB_CONCURRENCY = 32;
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
@@ -99,8 +106,7 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
     const base = await service.createSamplingClient(
       ref ? { baseModel: ref.baseModel, ...(ref.loadCheckpointPath ? { modelPath: ref.loadCheckpointPath } : {}) } : { baseModel: settings.modelName },
     );
-    const reference = [];
-    for (const d of data) reference.push(await base.computeLogprobs(fullSequence(d)));
+    const reference = await mapConcurrent(data, LOGPROB_CONCURRENCY, (d) => base.computeLogprobs(fullSequence(d)));
     const kl = incorporateKlPenalty(data, reference, settings.klPenaltyCoef, settings.klDiscountFactor);
     data = kl.data;
     Object.assign(metrics, kl.metrics);
@@ -115,6 +121,20 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const tc = await withHeartbeats('loading parent state', trainingClientAt(settings, policy));
   markDirty(settings.runName);
   t0 = performance.now();
+  const name = stepCheckpointName(step);
+  // The step's state and sampler saves are submitted right behind the last optim_step, before any result is read:
+  // they take the seq_ids after it, so the service runs them on the updated weights, in the same pass as the
+  // forward_backward and optim_step where it can, rather than one pass and one client round trip each. Nothing
+  // commits the step but its record, written below only once both saves are in: a retry that finds no record
+  // starts over from the parent state (whatever of this attempt's saves landed is overwritten under the same name).
+  let saves = undefined as StepSaves | undefined;
+  const submitSaves = () => {
+    // No TTL: this is the state the run resumes from, however long it is paused (checkpoint-lifetimes.ts).
+    saves = { state: tc.saveState(name, { ttlSeconds: null }), sampler: tc.saveWeightsForSampler(name, { ttlSeconds: null }) };
+    // Handled now: a failed forward_backward throws before they are awaited.
+    saves.state.catch(() => undefined);
+    saves.sampler.catch(() => undefined);
+  };
   let trained;
   try {
     trained = await trainSubsteps(tc, splitIntoSubsteps(data, settings.numSubsteps).map((chunk) => chunk.map(toWire)), {
@@ -123,15 +143,18 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
       adam: { learningRate: settings.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
       waitFor: withHeartbeats,
       afterForwardBackward: () => faultPoint('train.after_forward_backward', { run: settings.runName, batch }),
+      afterLastSubmit: submitSaves,
     });
   } catch (err) {
     // The trainer refused this batch's data: retrying the same data cannot help. The held model is dirty (an
     // optimizer step may have run), so the next step reloads the parent state: the weights stay as they were.
     const refusal = refusedByTrainer(err);
     if (!refusal) throw err;
+    await withHeartbeats('discarding the refused step\'s saves', discardSaves(settings, saves));
     metrics['train/skipped_trainer_refused'] = 1;
     return skip(`the trainer refused the batch's data: ${refusal}`);
   }
+  if (!saves) throw new Error('train step: the saves were not submitted with the last substep');
   const trainingLogprobs = trained.trainingLogprobs;
   for (const [k, v] of Object.entries(trained.forwardBackwardMetrics)) metrics[`optim/${k}`] = v;
   // As the cookbook: the last optim_step's metrics (e.g. grad_norm:mean) join the step's, under their own names.
@@ -142,21 +165,19 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   metrics['time/compute_kl_sample_train'] = seconds(t0);
 
   t0 = performance.now();
-  const name = stepCheckpointName(step);
-  // No TTL: this is the state the run resumes from, however long it is paused (checkpoint-lifetimes.ts).
-  const statePath = await withHeartbeats('saving state', tc.saveState(name, { ttlSeconds: null }));
+  const statePath = await withHeartbeats('saving state', saves.state);
   faultPoint('train.after_save_state', { run: settings.runName, batch });
-  const samplerPath = await withHeartbeats('saving sampler', tc.saveWeightsForSampler(name, { ttlSeconds: null }));
+  const samplerPath = await withHeartbeats('saving sampler', saves.sampler);
   await withHeartbeats('saving rolling checkpoint', saveRollingCheckpoint(settings, step, tc, policy.statePath));
-  // The cookbook's name for saving the step's state and sampler; the workflow's checkpoint row is time/record_checkpoint.
+  // The cookbook's name for saving the step's state and sampler (here the wait for them after the optim_step's
+  // result); the workflow's checkpoint row is time/record_checkpoint.
   metrics['time/save_checkpoint'] = seconds(t0);
   markAt(settings.runName, tc, statePath);
 
   if (settings.computePostKl) {
     t0 = performance.now();
     const after = await service.createSamplingClient({ modelPath: samplerPath });
-    const fresh = [];
-    for (const d of data) fresh.push(await after.computeLogprobs(fullSequence(d)));
+    const fresh = await mapConcurrent(data, LOGPROB_CONCURRENCY, (d) => after.computeLogprobs(fullSequence(d)));
     Object.assign(metrics, computePostKl(data, fresh));
     metrics['time/compute_post_kl'] = seconds(t0);
   }
@@ -165,6 +186,26 @@ async function trainStepAlone(settings: RunSettings, batch: number, collected: C
   const standing = await commitStepRecord(settings, step, { parentStatePath: policy.statePath, result, ...groupKeysOf(collected) });
   await retireSuperseded(settings, policy, standing.state);
   return standing;
+}
+
+/** A step's state and sampler saves, submitted behind its last optim_step. */
+interface StepSaves {
+  state: Promise<string>;
+  sampler: Promise<string>;
+}
+
+/**
+ * A refused step's saves, submitted behind its optim_step, may have landed (a dirty model saved under the step's
+ * name): deleted, so no unexpiring checkpoint of a step that never committed is left behind. Best effort.
+ */
+async function discardSaves(settings: RunSettings, saves: StepSaves | undefined): Promise<void> {
+  if (!saves) return;
+  for (const r of await Promise.allSettled([saves.state, saves.sampler])) {
+    if (r.status !== 'fulfilled') continue;
+    await tinkerFor(settings)
+      .deleteCheckpoint(r.value)
+      .catch((err: Error) => log.warn(`could not delete ${r.value}, saved by a refused step: ${err.message}`));
+  }
 }
 
 /** Async runs name their groups; the step record keeps the names. */

@@ -11,6 +11,12 @@ export interface SubstepOptions {
   waitFor: <T>(what: string, p: Promise<T>) => Promise<T>;
   /** Runs after a substep's forward_backward result is in, before its optim_step result is read. */
   afterForwardBackward?: () => void;
+  /**
+   * Runs synchronously right after the last substep's forward_backward and optim_step are submitted, before any
+   * result is read: calls it makes on `tc` take the next seq_ids, so the service runs them after that optim_step,
+   * in the same pass where it can (trainStep's saves).
+   */
+  afterLastSubmit?: () => void;
 }
 
 export interface SubstepResults {
@@ -22,9 +28,15 @@ export interface SubstepResults {
 export async function trainSubsteps(tc: TrainingClient, substeps: WireDatum[][], o: SubstepOptions): Promise<SubstepResults> {
   const out: SubstepResults = { trainingLogprobs: [], forwardBackwardMetrics: {}, optimMetrics: {} };
   if (substeps.length === 0) return out;
-  let current = submit(tc, substeps[0], o);
+  const last = substeps.length - 1;
+  const submitAt = (i: number) => {
+    const s = submit(tc, substeps[i], o);
+    if (i === last) o.afterLastSubmit?.();
+    return s;
+  };
+  let current = submitAt(0);
   for (let i = 0; i < substeps.length; i++) {
-    const next = i + 1 < substeps.length ? submit(tc, substeps[i + 1], o) : undefined;
+    const next = i + 1 < substeps.length ? submitAt(i + 1) : undefined;
     const fb = await o.waitFor('forward_backward', current.fb);
     for (const r of fb.lossFnOutputs) out.trainingLogprobs.push(r.logprobs ?? []);
     Object.assign(out.forwardBackwardMetrics, fb.metrics);

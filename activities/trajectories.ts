@@ -9,7 +9,7 @@ import type { CollectedGroup, Metrics, RunSettings } from '../shared/run-types';
 import { makeTripletAdapter } from '../rl/adapters';
 import { POLICY_STEP_ATTRIBUTE, PROXY_SPAN_NAME } from '../proxy/span';
 import { oldestServedStep } from '../rl/served-staleness';
-import { getRewardValue } from '../store/span-rewards';
+import { getRewardValue } from '../spans/rewards';
 import { SUCCEEDED, SUCCEEDED_WITHOUT_AGENT_SPANS, SUCCEEDED_WITHOUT_REWARD } from '../shared/missing-rewards';
 
 export interface BuiltGroups {

@@ -11,6 +11,7 @@ import { pickLlm, type AgentLlm } from '../store/llm-resource';
 import { watchProxy, type ProxyChoice } from './proxy-choice';
 import { rewardSpan } from '../store/reward-span';
 import { rewardFromResult } from './reward';
+import { retry } from '../common/retry';
 
 export interface AgentContext {
   /** The LLM to call, scoped to this rollout/attempt when it is the proxy; null when resources have none. */
@@ -102,16 +103,12 @@ export class AgentRunner<T = Json> {
    * refusals (4xx) are final.
    */
   private async persist<R>(call: () => Promise<R>): Promise<R> {
-    const deadline = Date.now() + (this.options.reportRetryMs ?? 60_000);
-    for (let pauseMs = 500; ; pauseMs = Math.min(4_000, pauseMs * 2)) {
-      try {
-        return await call();
-      } catch (err) {
-        const refused = err instanceof StoreHttpError && err.status < 500 && err.status !== 408 && err.status !== 429;
-        if (refused || Date.now() + pauseMs > deadline) throw err;
-        await new Promise((r) => setTimeout(r, pauseMs));
-      }
-    }
+    return retry(call, {
+      firstPauseMs: 500,
+      maxPauseMs: 4_000,
+      deadline: Date.now() + (this.options.reportRetryMs ?? 60_000),
+      retryable: (err) => !(err instanceof StoreHttpError && err.status < 500 && err.status !== 408 && err.status !== 429),
+    });
   }
 
   private async run(): Promise<void> {

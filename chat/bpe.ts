@@ -5,6 +5,7 @@
 import { encodeAroundSpecials } from './special-split';
 import { readFileSync } from 'node:fs';
 import { byteToChar, charToByte } from './bytes-unicode';
+import { jsClasses } from './rust-regex';
 import type { Tokenizer } from './types';
 
 export interface TokenizerJson {
@@ -27,14 +28,10 @@ export interface BpeOptions {
   eosToken: string | null;
 }
 
-const CASE_INSENSITIVE_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
-// Wrapped in a group: in o200k (gpt-oss) the contractions carry a `?` of their own.
-const JS_CONTRACTIONS = "(?:'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
-
 /**
- * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript (no scoped `(?i:` groups in Node 20):
- * a Sequence of Split (behavior Isolated) steps and a ByteLevel step without its own regex (Qwen, Llama 3,
- * gpt-oss, DeepSeek V3 have this shape).
+ * The split regexes of the pre-tokenizer, in order, rewritten for JavaScript with the Rust tokenizers' character
+ * classes (rust-regex.ts: `\s` as White_Space, `(?i:...)` spelled out): a Sequence of Split (behavior Isolated)
+ * steps and a ByteLevel step without its own regex (Qwen, Llama 3, gpt-oss, DeepSeek V3 have this shape).
  */
 export function splitRegexesOf(json: TokenizerJson): RegExp[] {
   const pre = json.pre_tokenizer;
@@ -46,7 +43,7 @@ export function splitRegexesOf(json: TokenizerJson): RegExp[] {
     if (!source || (p.behavior && p.behavior !== 'Isolated')) {
       throw new Error(`tokenizer.json: pre-tokenizer ${p.type}${p.behavior ? ` (${p.behavior})` : ''} is not supported (only Split with a regex, Isolated, and ByteLevel)`);
     }
-    out.push(new RegExp(source.split(CASE_INSENSITIVE_CONTRACTIONS).join(JS_CONTRACTIONS), 'gu'));
+    out.push(new RegExp(jsClasses(source), 'gu'));
   }
   if (out.length === 0) throw new Error('tokenizer.json: expected a Sequence pre-tokenizer with a Split regex');
   return out;
@@ -161,10 +158,15 @@ export class BpeTokenizer implements Tokenizer {
     return ids.length === 1 ? ids[0] : undefined;
   }
 
-  private encodeOrdinary(segment: string, out: number[]): void {
+  /** The pieces the pre-tokenizer cuts text without added tokens into (normalized first), before the merges. */
+  preTokenize(segment: string): string[] {
     let pieces = [this.nfc ? segment.normalize('NFC') : segment];
     for (const re of this.splitRegexes) pieces = pieces.flatMap((p) => splitIsolated(p, re));
-    for (const p of pieces) this.encodeWord(p, out);
+    return pieces;
+  }
+
+  private encodeOrdinary(segment: string, out: number[]): void {
+    for (const p of this.preTokenize(segment)) this.encodeWord(p, out);
   }
 
   private encodeWord(word: string, out: number[]): void {

@@ -4,6 +4,7 @@
 // `added_tokens_decoder` or `<|reserved_token_N|>`; the split pattern is Kimi's; encode() allows every special.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPySpace } from '../python';
 import { TiktokenTokenizer } from './tiktoken-bpe';
 
 /** Kimi's pre-tokenizer pattern (Python/fancy-regex syntax, as its tokenizer declares it). */
@@ -23,16 +24,15 @@ const RESERVED = 256 + 2;
 // those where a run of whitespace or of non-whitespace passes 25,000 characters.
 const MAX_ENCODE_CHARS = 400_000;
 const MAX_RUN = 25_000;
-const PY_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
 
 /** Kimi's `_split_whitespaces_or_nonwhitespaces`, over code points as Python indexes strings. */
 function splitRuns(cps: string[], max: number): string[] {
   const out: string[] = [];
   let len = 0;
-  let isSpace = cps.length > 0 && PY_SPACE.test(cps[0]!);
+  let isSpace = cps.length > 0 && isPySpace(cps[0]!);
   let start = 0;
   for (let i = 0; i < cps.length; i++) {
-    const now = PY_SPACE.test(cps[i]!);
+    const now = isPySpace(cps[i]!);
     if (isSpace !== now) {
       len = 1;
       isSpace = now;

@@ -24,6 +24,8 @@ const at = (family: string, effort: string, ...synonyms: string[]): ReasoningPro
 /** Every cookbook 0.6.1 renderer name (including ones this repo may not render yet). */
 export const REASONING_PROFILES: Readonly<Record<string, ReasoningProfile>> = {
   role_colon: off('role_colon'),
+  // This project's extension of role_colon (tools); not a cookbook name.
+  role_colon_tools: off('role_colon'),
   llama3: off('llama3'),
   qwen3: on('qwen3'),
   qwen3_disable_thinking: off('qwen3'),

@@ -1,7 +1,7 @@
 // JSON as Rust's serde_json writes it (tml-renderers re-serialises tool schemas and tool-call arguments with it):
 // compact, non-ASCII characters as they are, only `"` `\` and control characters escaped; integers that fit 64 bits
 // as written; every other number as an f64 in the `ryu` crate's shortest form (1.0, 1e16, 1.5e-7, 0.00001).
-import { PyFloat, type PyJson } from './py-json';
+import { PyFloat, type PyJson } from '../python';
 
 /** ryu's formatting of an f64: shortest round-trip digits, fixed notation for 1e-5 <= |x| < 1e16. */
 export function ryuFormat(x: number): string {

@@ -4,6 +4,7 @@
 // the rest is split by the regex and each piece merged pairwise by lowest rank. Decoding joins raw bytes.
 import { encodeAroundSpecials } from './special-split';
 import { readFileSync } from 'node:fs';
+import { jsClasses } from './rust-regex';
 import type { Tokenizer } from './types';
 
 export interface TiktokenOptions {
@@ -17,15 +18,13 @@ export interface TiktokenOptions {
 }
 
 /**
- * The pattern in JavaScript's `v`-flag syntax: `(?i:'s|...)` spelled out (Node 20 lacks scoped flags),
- * `\p{Han}` as a script, `[A&&[^B]]` as `[A--B]`, and `\s` as White_Space (Rust's meaning; JS adds U+FEFF).
+ * The pattern in JavaScript's `v`-flag syntax: `\p{Han}` as a script, `[A&&[^B]]` as `[A--B]`, and the Rust
+ * character classes of rust-regex.ts (`\s` as White_Space, `(?i:'s|...)` spelled out with Unicode case folding).
  */
 export function jsPattern(py: string): string {
-  return py
-    .replace(/\(\?i:'s\|'t\|'re\|'ve\|'m\|'ll\|'d\)/g, "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])")
+  return jsClasses(py)
     .replace(/\\p\{Han\}/g, '\\p{Script=Han}')
-    .replace(/\[((?:\\p\{[A-Za-z=_]+\})+)&&\[\^(\\p\{Script=Han\})\]\]/g, '[[$1]--[$2]]')
-    .replace(/\\s/g, '\\p{White_Space}');
+    .replace(/\[((?:\\p\{[A-Za-z=_]+\})+)&&\[\^(\\p\{Script=Han\})\]\]/g, '[[$1]--[$2]]');
 }
 
 function escapeRegex(s: string): string {

@@ -1,7 +1,9 @@
 // `client render`: a conversation in OpenAI chat format ({"messages": [...], "tools": [...]}) rendered the way the
-// proxy and the trainer render it for a model, as one JSON line: the generation prompt's tokens, or with
-// --supervised the training example's tokens and loss weights; with --text also the decoded pieces (the cookbook's
-// viz_sft_dataset, for debugging prompts).
+// proxy and the trainer render it for a model, as one JSON line. Two modes: the sampling prompt (every message,
+// then the start of a new assistant turn: build_generation_prompt), or with --supervised the training example's
+// tokens and loss weights (build_supervised_example); with --text also the decoded pieces (the cookbook's
+// viz_sft_dataset, for debugging prompts). A conversation that ends with an assistant message, rendered as a
+// prompt, gets a note saying so: that message is part of the prompt, not an answer trained on.
 import { readFileSync } from 'node:fs';
 import { getRenderer, getTokenizer, recommendedRenderer, rendererWarning, TRAIN_ON_WHAT, type ContentPart, type Message, type ModelInputChunk, type ToolCall, type TrainOnWhat } from '../chat';
 import { withToolDeclarations } from '../chat/tools';
@@ -62,6 +64,8 @@ export function messagesOf(raw: unknown): Message[] {
 interface Rendered {
   line: Record<string, unknown>;
   warning: string | null;
+  /** Which mode rendered what, where a reader could take it for the other one. */
+  note?: string;
 }
 
 /** Runs of tokens with one weight, decoded (per chunk for a prompt); images as <image:N tokens>. */
@@ -116,5 +120,9 @@ export function render(args: RenderArgs): Rendered {
   const line: Record<string, unknown> = { tokens: prompt.chunks.flatMap((c) => (c.type === 'encoded_text' ? c.tokens : [])) };
   if (prompt.chunks.some((c) => c.type === 'image')) line.chunks = prompt.chunks;
   if (args.text) line.text = pieces(prompt.chunks, null, decode);
-  return { line, warning };
+  const note =
+    messages.at(-1)?.role === 'assistant'
+      ? 'rendered as a sampling prompt: every message, the last assistant one too, then the start of a new assistant turn; --supervised renders the conversation as a training example (tokens and weights)'
+      : undefined;
+  return { line, warning, ...(note ? { note } : {}) };
 }

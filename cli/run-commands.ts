@@ -10,6 +10,7 @@ import type { trainingRun } from '../workflows/training-run';
 import { progressLine, RewardHistory } from './progress-format';
 import { CommandError, endedHow } from './mistakes';
 import { blocksQueries, troubleKey } from './run-trouble';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const workflowIdFor = (runName: string) => `agl-run-${runName}`;
 
@@ -194,7 +195,7 @@ export async function watch(
     } catch {
       /* no worker answering right now (restarting): keep waiting */
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, intervalMs))]);
+    await Promise.race([result.catch(() => undefined), sleep(intervalMs)]);
   }
   if (tty) out.write('\n');
   return result;

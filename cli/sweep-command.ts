@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
-import { closestName, ConfigError } from '../config/errors';
+import { closestName, ConfigError, plainMessage, WITH_INPUT } from '../config/errors';
 import { validateRunConfig } from '../config/load';
 import { RunConfigSchema, type RunConfig } from '../config/run-config';
 import { SWEEP } from '../shared/search-attributes';
@@ -69,8 +69,8 @@ export function parseGrid(word: string): [string, GridValue[]] {
 
 /** The sweep's input from the flags and the base config; every child's config is validated as `start` would. */
 export function sweepInput(base: RunConfig, flags: SweepFlags, taskQueue: string): SweepInput {
-  const parsed = FlagsSchema.safeParse(Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)));
-  if (!parsed.success) throw new CommandError(`${parsed.error.issues[0]!.message}`);
+  const parsed = FlagsSchema.safeParse(Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)), WITH_INPUT);
+  if (!parsed.success) throw new CommandError(plainMessage(parsed.error.issues[0]!));
   const f = parsed.data;
   const grid = f.grid.map(parseGrid);
   const dup = grid.map(([k]) => k).find((k, i, all) => all.indexOf(k) !== i);

@@ -16,6 +16,7 @@ export interface TransportRequest {
 export interface TransportResponse {
   status: number;
   text: string;
+  headers: http.IncomingHttpHeaders;
 }
 
 /** The error a request ends with when its deadline passes (not a network failure: never retried blindly). */
@@ -57,7 +58,7 @@ export function httpRequest(target: string | URL, req: TransportRequest): Promis
     const request = lib.request(url, { method: req.method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish(null, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => finish(null, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
       res.on('error', (e) => finish(e));
       res.on('aborted', () => finish(Object.assign(new Error(`connection to ${url.host} closed mid-answer`), { code: 'ECONNRESET' })));
     });

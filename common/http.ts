@@ -1,5 +1,6 @@
 // Small HTTP helpers with a deadline on every call.
 import { httpRequest } from './http-transport';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export class HttpError extends Error {
   override readonly name = 'HttpError';
@@ -52,7 +53,7 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
     } catch (err) {
       last = (err as Error).message;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms (last: ${last})`);
 }

@@ -146,3 +146,13 @@ export async function startProcess(opts: StartOptions): Promise<ManagedProcess> 
 export async function stopAllProcesses(): Promise<void> {
   await Promise.all([...live].map((p) => p.stop()));
 }
+
+/** Whether a process with this pid is alive (EPERM: it is, under another user). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -17,6 +17,11 @@ export interface TemporalSettings {
   security: string;
   /** The profile the settings came from, when one was named. */
   profile?: string;
+  /**
+   * Where the address was configured ("--address", "TEMPORAL_ADDRESS", "profile lab of ~/.config/temporalio/temporal.toml");
+   * undefined when nothing names one and the address is the default.
+   */
+  addressFrom?: string;
 }
 
 export interface SettingsFlags {
@@ -50,6 +55,13 @@ export function temporalSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessE
   }
   const c = loaded.connectionOptions;
   const address = flags.address ?? c.address ?? DEFAULT_ADDRESS;
+  const addressFrom = flags.address
+    ? '--address'
+    : vars.TEMPORAL_ADDRESS
+      ? 'TEMPORAL_ADDRESS'
+      : c.address
+        ? `profile ${profile ?? 'default'} of ${env.TEMPORAL_CONFIG_FILE || '~/.config/temporalio/temporal.toml'}`
+        : undefined;
   const connection: TemporalSettings['connection'] = { address };
   if (c.tls !== undefined) connection.tls = c.tls;
   if (c.apiKey !== undefined) connection.apiKey = c.apiKey;
@@ -62,6 +74,7 @@ export function temporalSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessE
     connection,
     security: securityOf(connection),
     ...(profile ? { profile } : {}),
+    ...(addressFrom ? { addressFrom } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 // Ours: a run whose rollouts Agent-lightning 1.0 agents serve, launched by the unchanged `agl-controller` through
-// the store's 1.0 gateway API (store/gateway/). What the controller needs to launch one, as a 1.0 rollout's
+// the store's 1.0 gateway API (gateway/). What the controller needs to launch one, as a 1.0 rollout's
 // `config.local` (agent_class, env_map) and `config.k8s` (job_template) carry it.
 import { z } from 'zod';
 

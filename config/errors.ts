@@ -65,8 +65,88 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], knownKeysAt?
         lines.push(`${formatPath([...issue.path, key])}: unknown key${hint}`);
       }
     } else {
-      lines.push(`${formatPath(issue.path)}: ${issue.message}`);
+      lines.push(`${formatPath(issue.path)}: ${plainMessage(issue)}`);
     }
   }
   return lines;
+}
+
+/** Parse options that keep each issue's input, so a message can say what was given (`not the text "0.1"`). */
+export const WITH_INPUT = { reportInput: true } as const;
+
+/** zod's own wording ("Invalid input: expected number, received undefined", "Too small: ..."): never shown as is. */
+const ZOD_WORDING = /^(Invalid|Too (small|big)|Unrecognized key|Expected|Required)\b/;
+
+/**
+ * An issue's message in plain words, on one line: the schema's own message where it gives one, otherwise what the
+ * field must be and what it got ("must be a whole number, not 0.5", "is required (a number)", "must be one of
+ * "ppo", "cispo", not the text "pp""). The field's path is the caller's to add.
+ */
+export function plainMessage(issue: z.core.$ZodIssue): string {
+  if (!ZOD_WORDING.test(issue.message)) {
+    const own = issue.message.replace(/\s*\n\s*/g, ' ');
+    // A pattern's own description ("a tinker:// path") says what the value must be.
+    return issue.code === 'invalid_format' && !/^(-|must\b)/.test(own) ? `must be ${own}` : own;
+  }
+  const i = issue as z.core.$ZodIssue & { input?: unknown; origin?: string; inclusive?: boolean; minimum?: number | bigint; maximum?: number | bigint };
+  const given = 'input' in i ? `, not ${describeValue(i.input)}` : '';
+  switch (i.code) {
+    case 'invalid_type':
+      if ('input' in i && i.input === undefined) return `is required (${nounOf(i.expected)})`;
+      return `must be ${nounOf(i.expected)}${given}`;
+    case 'too_small':
+    case 'too_big': {
+      const small = i.code === 'too_small';
+      const n = Number(small ? i.minimum : i.maximum);
+      const inclusive = i.inclusive !== false;
+      if (i.origin === 'string') return small && n === 1 ? 'must not be empty' : `must be ${small ? 'at least' : 'at most'} ${n} characters long`;
+      if (i.origin === 'array' || i.origin === 'set') return small && n === 1 ? 'must not be an empty list' : `must have ${small ? 'at least' : 'at most'} ${n} items`;
+      return `must be ${small ? (inclusive ? 'at least' : 'above') : inclusive ? 'at most' : 'below'} ${n}${given}`;
+    }
+    case 'invalid_value':
+      return `must be ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`}${given}`;
+    case 'invalid_format':
+      if (i.format === 'url') return `must be a URL such as http://127.0.0.1:4747${given}`;
+      if (i.format === 'regex' && 'pattern' in i) return `must match ${String(i.pattern)}${given}`;
+      return `must be a valid ${i.format}${given}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(i.divisor)}${given}`;
+    case 'invalid_union': {
+      // Each alternative's own first problem, as what it would take: "must be a whole number or "all"".
+      const options = i.errors.map((branch) => (branch[0] ? plainMessage(branch[0]).replace(/^must (be|have) /, '').replace(/, not .*$/, '') : 'something else'));
+      return `must be ${[...new Set(options)].join(' or ')}${given}`;
+    }
+    case 'invalid_key':
+    case 'invalid_element':
+      return `has a ${i.code === 'invalid_key' ? 'key' : 'value'} that ${i.issues[0] ? plainMessage(i.issues[0]) : 'is not valid'}`;
+    case 'unrecognized_keys':
+      return `unknown key${i.keys.length === 1 ? '' : 's'} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+    default:
+      return 'is not valid';
+  }
+}
+
+function nounOf(expected: string): string {
+  const nouns: Record<string, string> = {
+    int: 'a whole number',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+    object: 'an object ({...})',
+    array: 'a list ([...])',
+    record: 'an object ({...})',
+    null: 'null',
+    bigint: 'a whole number',
+    date: 'a date',
+  };
+  return nouns[expected] ?? expected;
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : typeof v;
 }

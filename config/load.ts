@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { ConfigError, describeIssues, formatPath } from './errors';
+import { ConfigError, describeIssues, formatPath, WITH_INPUT } from './errors';
 import { modelProblems } from './model-fit';
 import { RunConfigSchema, type RunConfig } from './run-config';
 import { withServiceDefaults } from './service-defaults';
@@ -51,7 +51,7 @@ function describe(issues: readonly z.core.$ZodIssue[]): string[] {
 
 /** Validates a parsed config object; `source` names it in errors. Relative file paths resolve against `baseDir`. */
 export function validateRunConfig(raw: unknown, source = 'config', baseDir = process.cwd()): RunConfig {
-  const parsed = RunConfigSchema.safeParse(raw);
+  const parsed = RunConfigSchema.safeParse(raw, WITH_INPUT);
   if (!parsed.success) throw new ConfigError(source, describe(parsed.error.issues));
   const cfg = parsed.data;
   // As the seed: log_path is relative to the working directory (the client's, or the worker's for a CLI start).

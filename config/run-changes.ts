@@ -1,7 +1,7 @@
 // The settings a running run may change (the workflow's `configure` update), with the same checks as the run
 // config. Imported by the workflow, so nothing here touches Node APIs.
 import { z } from 'zod';
-import { describeIssues } from './errors';
+import { describeIssues, WITH_INPUT } from './errors';
 
 export const LearningRate = z.number().positive();
 /** evalEvery / saveEvery: every N batches, 0 = never. */
@@ -19,7 +19,7 @@ export type RunChanges = z.infer<typeof RunChangesSchema>;
 
 /** The changes, or an Error naming every bad field (also unknown ones: only the fields above may change). */
 export function parseRunChanges(input: unknown): RunChanges {
-  const r = RunChangesSchema.safeParse(input ?? {});
+  const r = RunChangesSchema.safeParse(input ?? {}, WITH_INPUT);
   if (!r.success) throw new Error(`configure: ${describeIssues(r.error.issues).join('; ')}`);
   if (Object.keys(r.data).length === 0) throw new Error(`configure: nothing to change; give any of ${Object.keys(RunChangesSchema.shape).join(', ')}`);
   return r.data;

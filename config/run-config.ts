@@ -3,6 +3,7 @@
 // Unknown keys are errors, so a typo never falls back to a default silently.
 import os from 'node:os';
 import { z } from 'zod';
+import { recommendedRenderer, UnknownModelError } from '../chat/models/model-info';
 import { AglControllerSchema } from './agl-controller';
 import { AgentName, AgentWorkflowSchema } from './agent-workflow';
 import { EveryBatches, LearningRate, Temperature } from './run-changes';
@@ -64,15 +65,24 @@ export type EngineConfig = z.infer<typeof EngineSchema>;
 
 const TtlSeconds = z.number().int().min(3600).max(10 * 365 * 24 * 3600);
 
-/** The tinker-cookbook's `AsyncConfig` (rl/train.py), in camelCase. */
+/**
+ * What `"async": {}` resolves to (docs/async.md, "Defaults"): chosen on the long-tail bench (npm run bench -- async),
+ * where a straggler's rollout takes up to ~6 median steps. K wide enough that pacing rarely holds a step for one;
+ * pipelineDepth (capped at K) how far sampling runs ahead, so the runners stay busy while stragglers hold slots.
+ * groupsPerBatch unset = datasetBuilder.batchSize (the sync batch).
+ */
+export const ASYNC_DEFAULTS = { maxStepsOffPolicy: 6, pipelineDepth: 2 } as const;
+
+/** The tinker-cookbook's `AsyncConfig` (rl/train.py), in camelCase; every field has a default. */
 export const AsyncSchema = z.strictObject({
   /** max_steps_off_policy: how many optimizer steps a group's policy may be behind the one it trains (0 = on-policy). */
-  maxStepsOffPolicy: z.number().int().min(0),
-  /** groups_per_batch: groups each optimizer step trains on. */
-  groupsPerBatch: z.number().int().min(1),
+  maxStepsOffPolicy: z.number().int().min(0).default(ASYNC_DEFAULTS.maxStepsOffPolicy),
+  /** groups_per_batch: groups each optimizer step trains on; unset = datasetBuilder.batchSize. */
+  groupsPerBatch: z.number().int().min(1).optional(),
   /**
    * pipeline_depth (cookbook PR #822): how many steps sampling may run ahead of training, the typical staleness
-   * when sampling outpaces training; null = min(1, maxStepsOffPolicy). At most maxStepsOffPolicy.
+   * when sampling outpaces training; unset or null = min(ASYNC_DEFAULTS.pipelineDepth, maxStepsOffPolicy), resolved
+   * when the config is validated ('pace' only). At most maxStepsOffPolicy.
    */
   pipelineDepth: z.number().int().min(0).nullable().default(null),
   /**
@@ -104,7 +114,8 @@ export const RunConfigSchema = z
     learningRate: LearningRate,
     datasetBuilder: DatasetBuilderSchema,
     modelName: z.string().min(1),
-    rendererName: z.string().min(1),
+    /** Default: the model's recommended renderer (the cookbook's get_recommended_renderer_name; docs/models.md). */
+    rendererName: z.string().min(1).optional(),
     computePostKl: z.boolean().default(false),
     loraRank: z.number().int().min(1).default(32),
     llmProxyPort: z.number().int().min(1).max(65535).default(12306),
@@ -174,6 +185,11 @@ export const RunConfigSchema = z
     /** Attempts per rollout before it counts as failed (the seed's store default is 1). */
     rolloutMaxAttempts: z.number().int().min(1).default(1),
     /**
+     * Rollouts failed in a row, none succeeding, after which the run fails with their reason instead of training on
+     * nothing (activities/rollout-failures.ts). null = a whole batch's (or evaluation's) rollouts; 0 = never.
+     */
+    stopAfterFailedRollouts: z.number().int().min(0).nullable().default(null),
+    /**
      * An attempt whose runner sent no heartbeat or span for this long is marked unresponsive by the store and,
      * with rolloutMaxAttempts > 1, retried (null = only rolloutTimeoutSeconds ends it). A killed runner needs it.
      */
@@ -213,6 +229,13 @@ export const RunConfigSchema = z
     pauseBeforeBatches: z.array(z.number().int().min(1)).optional(),
   })
   .superRefine((cfg, ctx) => {
+    if (cfg.rendererName === undefined && defaultRenderer(cfg.modelName) === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rendererName'],
+        message: `not given, and ${JSON.stringify(cfg.modelName)} is not a model of tinker-cookbook's registry, so it has no recommended renderer: name one (docs/models.md)`,
+      });
+    }
     if (cfg.adapterFromLlmProxy && cfg.adapterAgentMatch !== null) {
       ctx.addIssue({
         code: 'custom',
@@ -267,8 +290,29 @@ export const RunConfigSchema = z
   })
   .transform((cfg) => {
     const lossFn = lossFnOf(cfg);
-    return { ...cfg, lossFn, lossFnConfig: cfg.lossFnConfig ?? DEFAULT_LOSS_FN_CONFIG[lossFn] ?? null };
+    const rendererName = cfg.rendererName ?? defaultRenderer(cfg.modelName)!; // checked above
+    return { ...cfg, rendererName, lossFn, lossFnConfig: cfg.lossFnConfig ?? DEFAULT_LOSS_FN_CONFIG[lossFn] ?? null, async: cfg.async && resolveAsync(cfg.async, cfg.datasetBuilder.batchSize) };
   });
+
+/**
+ * An async config with its defaults filled in, so that the workflow gets numbers, never a default of its own to
+ * apply (a run started before a default changed replays with what it was given).
+ */
+function resolveAsync(a: z.output<typeof AsyncSchema>, batchSize: number) {
+  const staleRule = a.staleRule;
+  const pipelineDepth = staleRule === 'pace' ? (a.pipelineDepth ?? Math.min(ASYNC_DEFAULTS.pipelineDepth, a.maxStepsOffPolicy)) : a.pipelineDepth;
+  return { ...a, groupsPerBatch: a.groupsPerBatch ?? batchSize, pipelineDepth, staleRule };
+}
+
+/** The model's recommended renderer, as a run without `rendererName` gets it; undefined for a model the registry lacks. */
+function defaultRenderer(modelName: string): string | undefined {
+  try {
+    return recommendedRenderer(modelName);
+  } catch (err) {
+    if (err instanceof UnknownModelError) return undefined;
+    throw err;
+  }
+}
 
 /**
  * What a loss gets when the config gives no lossFnConfig, sent to the service as loss_fn_config: cispo's one-sided

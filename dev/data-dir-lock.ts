@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { lock } from 'proper-lockfile';
 import { UsageError } from '../common/service-args';
+import { pidAlive } from '../common/processes';
 
 const STALE_MS = 15_000;
 
@@ -39,7 +40,7 @@ export async function lockDataDir(dir: string, what: string): Promise<() => Prom
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const h = readHolder(dir);
     // Its holder on this machine is gone (killed): the lock is stale now, not in STALE_MS.
-    if (h && h.host === os.hostname() && !alive(h.pid)) {
+    if (h && h.host === os.hostname() && !pidAlive(h.pid)) {
       rmSync(lockPath(dir), { recursive: true, force: true });
       return lockDataDir(dir, what);
     }
@@ -58,15 +59,6 @@ export async function lockDataDir(dir: string, what: string): Promise<() => Prom
     rmSync(holderPath(dir), { force: true });
     await release().catch(() => undefined);
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function takeLock(dir: string): Promise<() => Promise<void>> {

@@ -16,7 +16,15 @@ export interface ExampleRun {
   model: string;
   renderer: string;
   config(urls: ExampleUrls): RunConfigInput;
+  /**
+   * Set when the example's agent runs as Temporal workflows on a worker of its own (run config `agentWorkflow`):
+   * `npm start` supervises that worker in the runners' place.
+   */
+  agentWorker?: { script: string; taskQueue: string };
 }
+
+/** The AI SDK example's agent worker and the task queue its workflows run on. */
+export const AI_SDK_AGENT = { script: 'agents/examples/ai-sdk/worker.ts', taskQueue: 'ai-sdk-agent' } as const;
 
 /** What `npm start` changes in an example: another base model, a renderer, hosted Tinker, an engine of its own. */
 export interface ExampleChoice {
@@ -130,12 +138,29 @@ export const EXAMPLES: Record<string, ExampleRun> = {
       ...EXAMPLES.hello!.config(u),
       runName: 'hello-async',
       activityHeartbeatTimeoutSeconds: 10,
-      async: { maxStepsOffPolicy: 1, groupsPerBatch: 16 },
+      // The run config's async defaults (K 6, pipelineDepth 2, groupsPerBatch = the batch size: docs/async.md).
+      async: {},
     }),
   },
   // hello asked through the proxy's other agent APIs (agents/examples/hello-apis.ts): OpenAI Responses, Anthropic
   // Messages, legacy Completions. Same task, model and prompt tokens as hello, so the same run otherwise.
   ...helloThrough('hello-responses', 'hello-messages', 'hello-completions'),
+  // The hello agent as an AI SDK workflow with a tool (agents/examples/ai-sdk/workflows.ts, docs/agents-on-temporal.md),
+  // on its own Temporal worker: each rollout is one helloAgentWorkflow. Its prompt declares the tool (~316 tokens),
+  // so it trains local/tiny-hello-tools (context 512, the hello forms after that declaration) with role_colon_tools,
+  // the renderer that shows tools to a role_colon model. 8 tasks x 4 a batch: each rollout is a workflow and its
+  // activities, so a batch takes about as long as hello's 16 x 4.
+  'ai-sdk': {
+    agent: 'hello',
+    model: 'local/tiny-hello-tools',
+    renderer: 'role_colon_tools',
+    agentWorker: AI_SDK_AGENT,
+    config: (u) => ({
+      ...localExample(u, 'ai-sdk', 'local/tiny-hello-tools', 24, { batchSize: 8, groupSize: 4, seed: 42, trainDataset: range(0, 160), valDataset: range(500, 512) }),
+      rendererName: 'role_colon_tools',
+      agentWorkflow: { type: 'helloAgentWorkflow', taskQueue: AI_SDK_AGENT.taskQueue },
+    }),
+  },
   // Multi-turn: guess a number from 1 to 10 with higher/lower feedback.
   guess: {
     agent: 'guess',

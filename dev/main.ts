@@ -64,7 +64,7 @@ async function main(o: StartOptions): Promise<void> {
   const where = o.hosted
     ? `hosted Tinker at ${o.hosted.baseUrl}`
     : o.engine
-      ? `SkyRL, ${o.engine.backend} backend${o.engine.tinyQwen3 ? ', the tiny Qwen3 made on this machine' : o.engine.checkpointPath ? `, weights from ${o.engine.checkpointPath}` : ''}`
+      ? `SkyRL, ${o.engine.backend} backend${o.engine.gpu ? ' on GPUs' : ''}${o.engine.tinyQwen3 ? ', the tiny Qwen3 made on this machine' : o.engine.checkpointPath ? `, weights from ${o.engine.checkpointPath}` : ''}`
       : 'the local trainer';
   say(`agl-temporal: the ${o.example} example on ${o.model} (${where}); state under ${o.dataDir}`);
   const { trainer: trainerPort, ...otherPorts } = o.ports;
@@ -79,7 +79,9 @@ async function main(o: StartOptions): Promise<void> {
     initialModel: o.model,
     renderer: o.renderer,
     agent: EXAMPLES[o.example]!.agent,
-    runners: o.runners,
+    // An example whose agent runs as workflows (ai-sdk): its own worker, no runners.
+    runners: EXAMPLES[o.example]!.agentWorker ? 0 : o.runners,
+    agentWorker: EXAMPLES[o.example]!.agentWorker,
     externalTrainerUrl: o.hosted?.baseUrl,
     engine: o.engine
       ? {
@@ -88,6 +90,7 @@ async function main(o: StartOptions): Promise<void> {
           checkpointPath: o.engine.checkpointPath ?? undefined,
           tinyQwen3: o.engine.tinyQwen3,
           backend: o.engine.backend,
+          gpu: o.engine.gpu,
           maxLoraRank: o.engine.maxLoraRank,
           maxLoraAdapters: o.engine.maxLoraAdapters,
         }
@@ -98,7 +101,9 @@ async function main(o: StartOptions): Promise<void> {
   });
   const shutdown = installShutdown(stack);
   say(`Temporal ${stack.temporal.address}, store ${stack.storeUrl}, LLM proxy ${stack.proxyUrl}, trainer ${stack.trainerUrl}`);
-  if (o.runners === 0) say(`no runners started (--runners 0): start your own against the store ${stack.storeUrl}; the run waits for them`);
+  const agentWorker = EXAMPLES[o.example]!.agentWorker;
+  if (agentWorker) say(`agent worker ${agentWorker.script} polling task queue ${agentWorker.taskQueue}: each rollout is one of its agent workflows`);
+  else if (o.runners === 0) say(`no runners started (--runners 0): start your own against the store ${stack.storeUrl}; the run waits for them`);
 
   const cfg = validateRunConfig(
     exampleConfig(o.example, { model: o.model, renderer: o.renderer, hosted: !!o.hosted, engine: engineChoice(o) }, { storeUrl: stack.storeUrl, trainerUrl: stack.trainerUrl, proxyPort: stack.proxyPort, runsDir }),
@@ -113,7 +118,7 @@ async function main(o: StartOptions): Promise<void> {
   say(`report (rewritten after every step): ${reportPath(logPath)}`);
 
   const trainerOutput = () => stack.services.trainer.process?.output().slice(-65_536) ?? '';
-  const status = new StartStatus({ storeUrl: stack.storeUrl, runnersStarted: o.runners, build: o.hosted || o.engine ? null : new BaseBuildWatch(trainerOutput) });
+  const status = new StartStatus({ storeUrl: stack.storeUrl, runnersStarted: o.runners, build: o.hosted || o.engine ? null : new BaseBuildWatch(trainerOutput), noRunners: !!agentWorker });
   let failed = false;
   try {
     const result = await watch(handle, process.stdout, 1000, (p) => status.for(p));

@@ -23,6 +23,8 @@ export interface StackEngine {
   /** Make engines/skyrl/make_tiny_qwen3.py's model under <data>/engines/models/tiny-qwen3 and serve it. */
   tinyQwen3?: boolean;
   backend: SkyrlBackend;
+  /** JAX on NVIDIA GPUs (jax[cuda13]). */
+  gpu?: boolean;
   maxLoraRank: number;
   maxLoraAdapters: number;
 }
@@ -31,7 +33,7 @@ export interface StackOptions {
   dataDir: string;
   /** Ports; 0 = a free one. Defaults: the services' own defaults. */
   ports?: { temporal?: number; ui?: number; store?: number; trainer?: number; proxy?: number };
-  /** Reuse TEMPORAL_ADDRESS when a server answers there (npm start); tests always start their own. */
+  /** Use the configured server (TEMPORAL_ADDRESS, a profile; an error when it does not answer) or one on our port (npm start); tests always start their own. */
   reuseTemporal?: boolean;
   /** Keep Temporal's state in <dataDir>/temporal/dev.db (else in memory). */
   persistTemporal?: boolean;
@@ -46,6 +48,11 @@ export interface StackOptions {
   engine?: StackEngine;
   /** TypeScript runners of `agent`; 0 = none (bring your own, e.g. Python Agent-lightning runners). */
   runners: number;
+  /**
+   * An agent's own Temporal worker to supervise beside the rest (the AI SDK example's, whose rollouts are agent
+   * workflows: run config `agentWorkflow`): `script` run with --address, --namespace and --task-queue.
+   */
+  agentWorker?: { script: string; taskQueue: string };
   /** Echo every child's output (prefixed). */
   echo?: boolean;
   /** Extra environment for the worker (e.g. fault injection). */
@@ -66,7 +73,7 @@ export interface Stack {
   trainerUrl: string;
   proxyUrl: string;
   proxyPort: number;
-  services: Record<'store' | 'trainer' | 'proxy' | 'worker' | 'runners', Supervised>;
+  services: Record<'store' | 'trainer' | 'proxy' | 'worker' | 'runners', Supervised> & { agentWorker?: Supervised };
   stop(): Promise<void>;
 }
 
@@ -113,48 +120,60 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
     uiPort,
     dbFile: opts.persistTemporal ? path.join(opts.dataDir, 'temporal', 'dev.db') : undefined,
   };
-  let temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts) : await (await import('./temporal-server')).startDevServer(temporalOpts);
+  let temporal = opts.reuseTemporal ? await ensureTemporal(temporalOpts, log) : await (await import('./temporal-server')).startDevServer(temporalOpts);
 
-  const storeUrl = `http://127.0.0.1:${storePort}`;
-  const trainerUrl = opts.externalTrainerUrl ?? `http://127.0.0.1:${trainerPort}`;
-  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+  // Ports picked free (0) can be taken between the pick and the bind (Temporal's dev server binds internal ports
+  // of its own after the pick): a service that finds its port in use gets another one (portClash below).
+  const ports = { store: storePort, trainer: trainerPort, proxy: proxyPort };
+  const url = (port: number) => `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: temporal.address, AGL_TASK_QUEUE: opts.taskQueue };
   // A plain server (one this stack started, or an earlier npm start's): the user's TLS and key settings are for another.
   if (!temporal.connection?.tls && !temporal.connection?.apiKey) Object.assign(env, PLAIN_LOCAL_TEMPORAL, { TEMPORAL_NAMESPACE: temporal.namespace });
   // The worker would take TINKER_BASE_URL over the run config's trainer: only the stack's own trainer counts here.
-  if (opts.externalTrainerUrl) env.TINKER_BASE_URL = opts.externalTrainerUrl;
-  else if (opts.engine) {
-    env.TINKER_BASE_URL = trainerUrl;
+  const trainerUrl = () => opts.externalTrainerUrl ?? url(ports.trainer);
+  const trainerEnv = (): NodeJS.ProcessEnv => {
+    if (opts.externalTrainerUrl) return { TINKER_BASE_URL: opts.externalTrainerUrl };
     // SkyRL takes any key; the user's hosted key is not sent to it.
-    Object.assign(env, { TINKER_API_KEY: 'tml-dummy', TINKER_CREDENTIAL_CMD: '' });
-  } else delete env.TINKER_BASE_URL;
+    if (opts.engine) return { TINKER_BASE_URL: trainerUrl(), TINKER_API_KEY: 'tml-dummy', TINKER_CREDENTIAL_CMD: '' };
+    return { TINKER_BASE_URL: undefined };
+  };
   const service = (name: string, spec: Omit<ServiceSpec, 'name'>) => new Supervised({ name, echo: opts.echo, readyTimeoutMs: 180_000, ...spec }, log);
 
-  const services = {
-    store: service('store', { ...tsx('store/main.ts', ['--port', String(storePort), '--data', path.join(opts.dataDir, 'store')]), env, readyLine: LISTENING }),
-    trainer: engineSpec
-      ? new Supervised({ ...engineSpec({ port: trainerPort, env }), echo: opts.echo }, log)
-      : service('trainer', {
-          ...tsx('trainer/main.ts', ['--port', String(trainerPort), '--data', path.join(opts.dataDir, 'trainer')]),
-          env,
-          readyLine: LISTENING,
-        }),
-    proxy: service('proxy', {
-      // --data: the proxy keeps the last switched policy there, so a restarted proxy serves it again.
-      ...tsx('proxy/main.ts', [
-        '--port', String(proxyPort), '--store', storeUrl, '--trainer', trainerUrl, '--model', opts.initialModel, '--renderer', opts.renderer,
-        '--data', path.join(opts.dataDir, 'proxy'),
-      ]),
-      env,
-      readyLine: LISTENING,
-    }),
-    worker: service('worker', { ...tsx('worker.ts', []), env: { ...env, ...opts.workerEnv }, readyLine: /worker polling task queue/ }),
-    runners: service('runners', {
-      ...tsx('agents/examples/main.ts', ['--agent', opts.agent, '--runners', String(opts.runners), '--store', storeUrl]),
-      env: { ...env, ...opts.runnerEnv },
-      readyLine: /runners polling/,
-    }),
+  const make = {
+    store: () => service('store', { ...tsx('gateway/main.ts', ['--port', String(ports.store), '--data', path.join(opts.dataDir, 'store')]), env, readyLine: LISTENING }),
+    trainer: () =>
+      engineSpec
+        ? new Supervised({ ...engineSpec({ port: ports.trainer, env: { ...env, ...trainerEnv() } }), echo: opts.echo }, log)
+        : service('trainer', {
+            ...tsx('trainer/main.ts', ['--port', String(ports.trainer), '--data', path.join(opts.dataDir, 'trainer')]),
+            env: { ...env, ...trainerEnv() },
+            readyLine: LISTENING,
+          }),
+    proxy: () =>
+      service('proxy', {
+        // --data: the proxy keeps the last switched policy there, so a restarted proxy serves it again.
+        ...tsx('proxy/main.ts', [
+          '--port', String(ports.proxy), '--store', url(ports.store), '--trainer', trainerUrl(), '--model', opts.initialModel, '--renderer', opts.renderer,
+          '--data', path.join(opts.dataDir, 'proxy'),
+        ]),
+        env: { ...env, ...trainerEnv() },
+        readyLine: LISTENING,
+      }),
+    worker: () => service('worker', { ...tsx('worker.ts', []), env: { ...env, ...trainerEnv(), ...opts.workerEnv }, readyLine: /worker polling task queue/ }),
+    runners: () =>
+      service('runners', {
+        ...tsx('agents/examples/main.ts', ['--agent', opts.agent, '--runners', String(opts.runners), '--store', url(ports.store)]),
+        env: { ...env, ...trainerEnv(), ...opts.runnerEnv },
+        readyLine: /runners polling/,
+      }),
+    agentWorker: () =>
+      service('agent-worker', {
+        ...tsx(opts.agentWorker!.script, ['--address', temporal.address, '--namespace', temporal.namespace, '--task-queue', opts.agentWorker!.taskQueue]),
+        env: { ...env, ...trainerEnv() },
+        readyLine: /agent worker polling task queue/,
+      }),
   };
+  const services = {} as Stack['services'];
   const started: Supervised[] = [];
   const stopAll = async () => {
     for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
@@ -163,16 +182,29 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
   };
   try {
     // The trainer builds its base model on first use, which can take a while; start it first.
-    for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners'] as const) {
+    for (const name of ['store', 'trainer', 'proxy', 'worker', 'runners', 'agentWorker'] as const) {
       if (name === 'runners' && opts.runners === 0) continue;
+      if (name === 'agentWorker' && !opts.agentWorker) continue;
       if (name === 'trainer' && opts.externalTrainerUrl) continue;
-      log(`starting ${name === 'trainer' ? services.trainer.spec.name : name}`);
-      started.push(await services[name].start());
+      for (let attempt = 1; ; attempt++) {
+        services[name] = make[name]();
+        log(`starting ${services[name].spec.name}`);
+        try {
+          started.push(await services[name].start());
+          break;
+        } catch (err) {
+          if (!(name in ports) || p[name as keyof typeof ports] !== 0 || !portClash(err) || attempt === 3) throw err;
+          const port = name as keyof typeof ports;
+          log(`${name}: port ${ports[port]} was taken meanwhile; trying another`);
+          ports[port] = await freePort();
+        }
+      }
     }
   } catch (err) {
     await stopAll();
     throw err;
   }
+  if (!services.trainer) services.trainer = make.trainer(); // an external trainer: never started, named for status
   let restarting: Promise<void> = Promise.resolve();
   const stack: Stack = {
     temporal,
@@ -189,20 +221,25 @@ async function startLockedStack(opts: StackOptions, unlock: () => Promise<void>)
       restarting = restarting.catch(() => undefined);
       return mine;
     },
-    storeUrl,
-    trainerUrl,
-    proxyUrl,
-    proxyPort,
+    storeUrl: url(ports.store),
+    trainerUrl: trainerUrl(),
+    proxyUrl: url(ports.proxy),
+    proxyPort: ports.proxy,
     services,
     stop: stopAll,
   };
   return stack;
 }
 
+/** A service that could not bind its port: another process took it between the pick and the bind. */
+function portClash(err: unknown): boolean {
+  return /EADDRINUSE|address already in use/i.test((err as Error)?.message ?? '');
+}
+
 /** Provisions the engine (once; then instant) and returns how to start it on a port. */
 async function engineService(e: StackEngine, dataDir: string, log: (line: string) => void) {
-  const project = await provisionSkyrl({ dataDir, log, backend: e.backend });
+  const project = await provisionSkyrl({ dataDir, log, backend: e.backend, gpu: e.gpu });
   const checkpointPath = e.tinyQwen3 ? await ensureTinyQwen3({ python: project.python, dataDir, log }) : e.checkpointPath;
   return ({ port, env }: { port: number; env: NodeJS.ProcessEnv }) =>
-    skyrlService({ project, model: e.model, checkpointPath, backend: e.backend, port, dataDir, maxLoraRank: e.maxLoraRank, maxLoraAdapters: e.maxLoraAdapters, env });
+    skyrlService({ project, model: e.model, checkpointPath, backend: e.backend, gpu: e.gpu, port, dataDir, maxLoraRank: e.maxLoraRank, maxLoraAdapters: e.maxLoraAdapters, env });
 }

@@ -23,18 +23,21 @@ reward curve.
 options:
   --example NAME     the example to train: ${Object.keys(EXAMPLES).join(', ')} (default hello)
   --runners N        runners of the example agent (default 8); 0 starts none, for runners of your own
+                     (ai-sdk: no runners; its agent runs as AI SDK workflows on the agent worker npm start supervises)
   --model NAME       the base model (default: the example's local model, e.g. local/tiny-hello)
   --renderer NAME    the chat renderer (default: the one recommended for the model)
   --hosted           train on hosted Tinker instead of the local trainer: needs TINKER_API_KEY and --model;
                      the service is TINKER_BASE_URL, else ${DEFAULT_BASE_URL}
   --engine skyrl     train on SkyRL's open Tinker-API server (PyPI skyrl==0.4.0), installed under
                      <data>/engines/ on first use (Python 3.12 and uv; about 6 GB) and supervised in the local
-                     trainer's place on TRAINER_PORT; needs --model: a registry name (Qwen/Qwen3-8B), a local
-                     model directory, or ${TINY_QWEN3}: a tiny random Qwen3 made on this machine and served as
+                     trainer's place on TRAINER_PORT; needs --model: a registry name (Qwen/Qwen3-8B; weights of
+                     yours with --checkpoint-path), or ${TINY_QWEN3}: a tiny random Qwen3 made on this machine and served as
                      ${TINY_QWEN3_SERVED_AS} (what 2 CPU cores can train); LoRA rank up to ${SKYRL_LORA.maxLoraRank}
   --checkpoint-path DIR  with --engine: weights to serve under --model's name (no hub download)
   --backend NAME     with --engine: SkyRL's backend, ${SKYRL_BACKENDS.join(', ')} (default jax, which runs on CPU; fsdp
                      and megatron need a GPU machine and a uv project of yours in AGL_SKYRL_PROJECT)
+  --gpu              with --engine skyrl --backend jax: JAX on the machine's NVIDIA GPUs (jax[cuda13], installed
+                     beside the CPU environment on first use) instead of its CPUs
   --keep-alive       keep everything running after the run ends (for the client, the Temporal CLI and the UI);
                      Ctrl-C stops it
   --fresh            forget the example's earlier run (its workflow and its files) and train from scratch
@@ -43,7 +46,8 @@ options:
   --help             this text
 
 ports (environment; 0 = any free port): TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), STORE_PORT (4747),
-TRAINER_PORT (8110), PROXY_PORT (12306). TEMPORAL_ADDRESS: use a Temporal server that is already running.`;
+TRAINER_PORT (8110), PROXY_PORT (12306). TEMPORAL_ADDRESS (or a Temporal CLI profile, TEMPORAL_PROFILE): use that
+running server (one that does not answer stops npm start with the reason; its own dev server only when none is set).`;
 
 export interface StartOptions {
   help: boolean;
@@ -67,6 +71,8 @@ export interface StartEngine {
   backend: SkyrlBackend;
   /** Weights served under the model's name (null: the model's own, from the hub or its directory). */
   checkpointPath: string | null;
+  /** --gpu: JAX on NVIDIA GPUs (the jax backend only). */
+  gpu: boolean;
   /** --model tiny-qwen3: make the tiny Qwen3 and serve it (the model is then Qwen/Qwen3-8B). */
   tinyQwen3: boolean;
   maxLoraRank: number;
@@ -96,6 +102,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv, root: 
         engine: { type: 'string' },
         'checkpoint-path': { type: 'string' },
         backend: { type: 'string' },
+        gpu: { type: 'boolean' },
         'keep-alive': { type: 'boolean' },
         fresh: { type: 'boolean' },
         data: { type: 'string' },
@@ -113,6 +120,9 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv, root: 
   const example = v.example ?? 'hello';
   const ex = EXAMPLES[example];
   if (!ex) throw new UsageError(`npm start: --example must be one of ${Object.keys(EXAMPLES).join(', ')}, got ${JSON.stringify(example)}`);
+  if (ex.agentWorker && v.runners !== undefined) {
+    throw new UsageError(`npm start: --example ${example} runs its agent as Temporal workflows on its own worker, not on runners: leave out --runners`);
+  }
   const runners = Number(v.runners ?? 8);
   if (!Number.isInteger(runners) || runners < 0) throw new UsageError(`npm start: --runners must be a whole number of 0 or more, got ${JSON.stringify(v.runners)}`);
 
@@ -160,10 +170,10 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv, root: 
   };
 }
 
-/** --engine, --checkpoint-path, --backend: null without --engine; each mistake one line. */
-function parseEngine(v: { engine?: string; model?: string; 'checkpoint-path'?: string; backend?: string; help?: boolean }, root: string): StartEngine | null {
+/** --engine, --checkpoint-path, --backend, --gpu: null without --engine; each mistake one line. */
+function parseEngine(v: { engine?: string; model?: string; 'checkpoint-path'?: string; backend?: string; gpu?: boolean; help?: boolean }, root: string): StartEngine | null {
   if (v.engine === undefined) {
-    const stray = [v['checkpoint-path'] !== undefined && '--checkpoint-path', v.backend !== undefined && '--backend'].filter(Boolean);
+    const stray = [v['checkpoint-path'] !== undefined && '--checkpoint-path', v.backend !== undefined && '--backend', v.gpu !== undefined && '--gpu'].filter(Boolean);
     if (stray.length) throw new UsageError(`npm start: ${stray.join(' and ')} ${stray.length > 1 ? 'go' : 'goes'} with --engine skyrl`);
     return null;
   }
@@ -171,12 +181,18 @@ function parseEngine(v: { engine?: string; model?: string; 'checkpoint-path'?: s
   if (!v.model && !v.help) throw new UsageError(`npm start --engine skyrl: --model is not given (e.g. --model ${TINY_QWEN3}, a tiny Qwen3 that CPUs can train)`);
   const backend = (v.backend ?? 'jax') as SkyrlBackend;
   if (!SKYRL_BACKENDS.includes(backend)) throw new UsageError(`npm start: --backend must be one of ${SKYRL_BACKENDS.join(', ')}, got ${JSON.stringify(v.backend)}`);
+  // fsdp and megatron run on GPUs anyway (through the uv project in AGL_SKYRL_PROJECT); --gpu picks JAX's CUDA build.
+  if (v.gpu && backend !== 'jax') throw new UsageError(`npm start: --gpu is for --backend jax (${backend} runs on GPUs already, from the uv project in AGL_SKYRL_PROJECT)`);
   const tinyQwen3 = v.model === TINY_QWEN3;
   if (tinyQwen3 && v['checkpoint-path'] !== undefined) throw new UsageError(`npm start: --model ${TINY_QWEN3} makes its own weights; give --checkpoint-path with another --model`);
+  // The registry name says which tokenizer, renderer and limits the run uses; a directory alone does not.
+  if (v.model && !tinyQwen3 && (path.isAbsolute(v.model) || v.model.startsWith('.') || existsSync(path.resolve(root, v.model)))) {
+    throw new UsageError(`npm start: --model ${v.model} is a directory; give the registry name its weights are of and the directory as --checkpoint-path (e.g. --model Qwen/Qwen3-8B --checkpoint-path ${v.model})`);
+  }
   let checkpointPath: string | null = null;
   if (v['checkpoint-path'] !== undefined) {
     checkpointPath = path.resolve(root, v['checkpoint-path']);
     if (!existsSync(checkpointPath)) throw new UsageError(`npm start: --checkpoint-path ${checkpointPath} does not exist`);
   }
-  return { name: 'skyrl', backend, checkpointPath, tinyQwen3, ...SKYRL_LORA };
+  return { name: 'skyrl', backend, gpu: v.gpu === true, checkpointPath, tinyQwen3, ...SKYRL_LORA };
 }

@@ -70,7 +70,8 @@ export class StartStatus {
   private readonly store: StoreClient;
 
   constructor(
-    private readonly opts: { storeUrl: string; runnersStarted: number; build: BaseBuildWatch | null },
+    /** noRunners: the rollouts are agent workflows (no runners to wait for). */
+    private readonly opts: { storeUrl: string; runnersStarted: number; build: BaseBuildWatch | null; noRunners?: boolean },
   ) {
     this.store = new StoreClient(opts.storeUrl, { timeoutMs: 3_000, retryDelaysMs: [] });
   }
@@ -79,7 +80,7 @@ export class StartStatus {
   for(p: Progress): string | undefined {
     const building = this.opts.build?.line();
     if (building) return building;
-    if (!WAITS_FOR_ROLLOUTS.has(p.phase) || p.paused) return undefined;
+    if (!WAITS_FOR_ROLLOUTS.has(p.phase) || p.paused || this.opts.noRunners) return undefined;
     if (!this.asking && Date.now() - this.lastAskMs > 3_000) void this.ask();
     return this.hint;
   }

@@ -1,11 +1,12 @@
 // The Temporal dev server: `temporal server start-dev` on 127.0.0.1 with a SQLite file (so runs survive a
 // restart), the UI on 8233, and the training run's search attributes registered. A server already answering
-// where Temporal's standard settings point (TEMPORAL_ADDRESS, TEMPORAL_PROFILE...) is used instead.
+// where Temporal's standard settings point (TEMPORAL_ADDRESS, TEMPORAL_PROFILE...) is used instead; one they point
+// at that does not answer is an error, never replaced by a dev server elsewhere.
 import { execFile } from 'node:child_process';
 import net from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { describeConnection, temporalSettings, type TemporalSettings } from '../common/temporal-settings';
-import { connectionProblem } from '../cli/connection-problem';
+import { connectClient } from '../cli/temporal-connect';
 import { checkSearchAttributes, describeProblem, registerSearchAttributes, type OperatorCalls } from '../cli/search-attribute-setup';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { startProcess, type ManagedProcess } from '../common/processes';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { provisionTemporalCli } from './temporal-cli';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const run = promisify(execFile);
 
@@ -74,7 +76,7 @@ export async function waitForTemporal(address: string, cliPath: string, timeoutM
       throw new Error(`temporal dev server exited with code ${proc.child.exitCode}:\n${proc.output().slice(-3000)}`);
     }
     if (await temporalAnswers(address, cliPath)) return;
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
   }
   throw new Error(`Temporal at ${address} did not become healthy within ${timeoutMs} ms${proc ? `:\n${proc.output().slice(-3000)}` : ''}`);
 }
@@ -110,14 +112,17 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Tempo
 /**
  * Uses the server Temporal's standard settings name (TEMPORAL_ADDRESS, TEMPORAL_PROFILE, TLS, API key: see
  * common/temporal-settings.ts), or one already answering on the port we would start ours on (an earlier
- * `npm start` left running, say), otherwise starts a dev server. On a server we did not start, the runs' search
- * attributes are registered when missing; a server that does not allow it (Temporal Cloud) is named with what to add.
+ * `npm start` left running, say), otherwise starts a dev server. A configured address where nothing answers is an
+ * error naming it and where it was configured: a dev server of our own elsewhere would silently be another server
+ * than the one the user named (unless the address is where ours would listen: then ours is started there). On a
+ * server we did not start, the runs' search attributes are registered when missing; a server that does not allow it
+ * (Temporal Cloud) is named with what to add.
  */
 export async function ensureTemporal(opts: DevServerOptions = {}, log: (line: string) => void = () => {}): Promise<TemporalServer> {
   const settings = temporalSettings();
   const local = `${opts.host ?? '127.0.0.1'}:${opts.port ?? 7233}`;
   const candidates: TemporalSettings[] = [settings];
-  if (settings.address !== local) candidates.push({ ...settings, address: local, connection: { address: local }, security: 'plain', namespace: 'default' });
+  if (!settings.addressFrom && settings.address !== local) candidates.push({ ...settings, address: local, connection: { address: local }, security: 'plain', namespace: 'default' });
   for (const s of candidates) {
     const client = await connectIfListening(s);
     if (!client) continue;
@@ -129,19 +134,29 @@ export async function ensureTemporal(opts: DevServerOptions = {}, log: (line: st
     }
     return { address: s.address, namespace: s.namespace, connection: s.connection, stop: async () => {} };
   }
+  if (settings.addressFrom && !(settings.address === local && settings.security === 'plain')) throw new Error(notAnswering(settings, local));
+  if (settings.addressFrom) log(`nothing answers at ${settings.address} (${settings.addressFrom}): starting a Temporal dev server there`);
   return startDevServer(opts);
+}
+
+/** Why a configured server is not used, and the two ways on: start it, or let npm start run its own. */
+function notAnswering(s: TemporalSettings, local: string): string {
+  const unset =
+    s.addressFrom === 'TEMPORAL_ADDRESS'
+      ? 'unset TEMPORAL_ADDRESS'
+      : s.addressFrom === '--address'
+        ? 'leave out --address'
+        : `remove that profile's address (or name another profile with TEMPORAL_PROFILE)`;
+  return (
+    `no Temporal server answers at ${s.address}${s.security !== 'plain' ? ` (${s.security})` : ''}, which ${s.addressFrom} names: start it there, or ${unset} ` +
+    `and npm start runs a Temporal dev server of its own on ${local}`
+  );
 }
 
 /** A connected client when something listens at the address; null when nothing does; throws when it refuses us. */
 async function connectIfListening(s: TemporalSettings): Promise<Client | null> {
   if (!(await tcpListening(s.address))) return null;
-  try {
-    const connection = await Connection.connect({ ...s.connection, connectTimeout: '10 seconds' });
-    await connection.workflowService.getSystemInfo({});
-    return new Client({ connection, namespace: s.namespace });
-  } catch (err) {
-    throw new Error(connectionProblem(err, s));
-  }
+  return connectClient(s);
 }
 
 async function ensureSearchAttributes(op: OperatorCalls, s: TemporalSettings): Promise<void> {

@@ -1,7 +1,8 @@
 // One call, whatever API it came through: every API parses its request into an InternalCall and prints the
 // InternalAnswer back in its own format (apis/). Here, once for all of them: plan (rollout-scoped calls: seed
-// and the rollout's policy), client-retry replay, sequence id, policy lease, render, sample with a deadline and
-// retries, parse, span. Returns the answer or throws ApiError; the server writes it out.
+// and the rollout's policy), client-retry replay, policy lease, render, sample with a deadline and retries,
+// parse, span (numbered by the store as it stores it; a sink that does not number spans gives a sequence id at
+// request start instead). Returns the answer or throws ApiError; the server writes it out.
 import { createHash } from 'node:crypto';
 import { HttpError } from '../common/http';
 import { buildAnswer, type InternalAnswer } from './answer';
@@ -19,9 +20,10 @@ import type { CallPlan } from './rollout-seed';
 import { SamplerError } from './sampler';
 import type { Sampler, SampleParams, SampledSequence } from './sampler';
 import { buildSpan } from './span';
-import type { SpanSink } from './span-sink';
+import { RolloutChangedError, type SpanSink } from './span-sink';
 import type { Span } from '../store/types';
 import type { ApiName, InternalCall } from './call-types';
+import { retry } from '../common/retry';
 
 export type { ApiName, InternalCall };
 
@@ -76,16 +78,13 @@ function effectiveSampling(call: InternalCall, spec: PolicySpec) {
 }
 
 async function sampleWithRetries(sampler: Sampler, prompt: number[], params: SampleParams, retries: number): Promise<SampledSequence[]> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await sampler.sample(prompt, params);
-    } catch (err) {
-      if (params.signal.aborted) throw err;
-      const retryable = err instanceof SamplerError ? err.retryable : !(err instanceof ApiError);
-      if (!retryable || attempt >= retries) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
-    }
-  }
+  return retry(() => sampler.sample(prompt, params), {
+    firstPauseMs: 100,
+    maxPauseMs: 2000,
+    retries,
+    retryable: (err) => (err instanceof SamplerError ? err.retryable : !(err instanceof ApiError)),
+    signal: params.signal,
+  });
 }
 
 function asApiError(err: unknown, signal: AbortSignal, timeoutSignal: AbortSignal): ApiError {
@@ -96,6 +95,9 @@ function asApiError(err: unknown, signal: AbortSignal, timeoutSignal: AbortSigna
   return new ApiError(502, `sampler: ${(err as Error)?.message ?? String(err)}`, 'api_error', null, 'sampler_error');
 }
 
+/** How often a call is planned at most while its rollout keeps changing under it. */
+const MAX_PLANS = 3;
+
 export async function runCall(call: InternalCall, scope: Scope | null, clientSignal: AbortSignal, o: CallOptions): Promise<CallResult> {
   const startTime = Date.now() / 1000;
   const timeoutSignal = AbortSignal.timeout(o.callTimeoutMs);
@@ -103,29 +105,49 @@ export async function runCall(call: InternalCall, scope: Scope | null, clientSig
   // asked it before, never from time, so retries and reruns give the same tokens (the chaos tests compare final
   // weights bit for bit). The seed is held until the span is written, so a parallel twin gets another.
   const fingerprint = callFingerprint(call);
+  // The plan comes from what the proxy holds of the rollout (its seed, its policy); the store writes the span only
+  // while the rollout is as that was read. Changed since (its status, its resources): planned and sampled again
+  // from the rollout as it is now, so no span is stored from a stale read.
+  const storeTrouble = (err: unknown, what: string) =>
+    err instanceof ApiError ? err : new ApiError(503, `store: could not ${what}: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
   let plan: CallPlan | null = null;
   if (scope && o.sink?.planCall) {
     try {
       plan = await o.sink.planCall(scope.rolloutId, scope.attemptId, fingerprint, scope.clientRetry === true, AbortSignal.any([clientSignal, timeoutSignal]));
     } catch (err) {
-      if (err instanceof ApiError) throw err; // the rollout's policy could not be read (rollout-policy.ts)
-      throw new ApiError(503, `store: could not derive the call's sampling seed: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
+      throw storeTrouble(err, "derive the call's sampling seed"); // an ApiError: the rollout's policy could not be read (rollout-policy.ts)
     }
   }
-  // The policy this call samples from: its rollout's, or (none named, or unscoped) the current one.
-  const own = plan?.policy ?? null;
   try {
-    const replayed = plan?.recorded ? replayRecorded(plan.recorded, own, o) : null;
-    if (replayed) return replayed;
-    let sequenceId: number | null = null;
-    if (scope && o.sink) {
+    for (let planned = 1; ; planned++) {
+      // The policy this call samples from: its rollout's, or (none named, or unscoped) the current one.
+      const own = plan?.policy ?? null;
+      const replayed = plan?.recorded ? replayRecorded(plan.recorded, own, o) : null;
+      if (replayed) return replayed;
+      let sequenceId: number | null = null;
+      // A sink that numbers spans as it stores them (the store) gives the span its id at the write: no request here.
+      if (scope && o.sink && o.sink.numbersSpans !== true) {
+        try {
+          sequenceId = await o.sink.nextSequenceId(scope.rolloutId, scope.attemptId);
+        } catch (err) {
+          throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
+        }
+      }
       try {
-        sequenceId = await o.sink.nextSequenceId(scope.rolloutId, scope.attemptId);
+        return await sampleAndRecord(call, scope, { sequenceId, seed: plan?.seed ?? call.sampling.seed, fingerprint, startTime, timeoutSignal, policy: own, plan }, clientSignal, o);
       } catch (err) {
-        throw new ApiError(503, `store: could not take a span sequence id: ${(err as Error).message}`, 'api_error', null, 'store_unavailable');
+        if (!(err instanceof RolloutChangedError) || !plan?.again) throw err;
+        if (planned >= MAX_PLANS || timeoutSignal.aborted || clientSignal.aborted) {
+          throw new ApiError(503, `store: ${err.message}; it changed again on each of ${planned} tries`, 'api_error', null, 'rollout_changed');
+        }
+        o.log(`${err.message}: planned again`);
+        try {
+          plan = await plan.again();
+        } catch (e) {
+          throw storeTrouble(e, 'read the changed rollout again');
+        }
       }
     }
-    return await sampleAndRecord(call, scope, { sequenceId, seed: plan?.seed ?? call.sampling.seed, fingerprint, startTime, timeoutSignal, policy: own }, clientSignal, o);
   } finally {
     plan?.release();
   }
@@ -143,11 +165,12 @@ function replayRecorded(span: Span, own: PolicySpec | null, o: CallOptions): Cal
 async function sampleAndRecord(
   call: InternalCall,
   scope: Scope | null,
-  c: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal; policy: PolicySpec | null },
+  c: { sequenceId: number | null; seed: number | undefined; fingerprint: string; startTime: number; timeoutSignal: AbortSignal; policy: PolicySpec | null; plan: CallPlan | null },
   clientSignal: AbortSignal,
   o: CallOptions,
 ): Promise<CallResult> {
-  const { sequenceId, seed, startTime, timeoutSignal } = c;
+  const { seed, startTime, timeoutSignal } = c;
+  let sequenceId = c.sequenceId;
   const signal = AbortSignal.any([clientSignal, timeoutSignal]);
   const lease = await leasePolicy(o.policies, o.registry, c.policy, Math.min(o.policyWaitMs, o.callTimeoutMs), signal);
   const spec = lease.policy.spec;
@@ -180,11 +203,11 @@ async function sampleAndRecord(
     } catch (err) {
       failure = asApiError(err, clientSignal, timeoutSignal);
     }
-    if (scope && o.sink && sequenceId !== null) {
+    if (scope && o.sink) {
       const span = buildSpan({
         rolloutId: scope.rolloutId,
         attemptId: scope.attemptId,
-        sequenceId,
+        sequenceId: sequenceId ?? -1, // -1: the store numbers it
         startTime,
         endTime: Date.now() / 1000,
         call,
@@ -196,8 +219,18 @@ async function sampleAndRecord(
         error: failure ? { status: failure.status, message: failure.message } : null,
       });
       // Written for failed calls too (an error span); only a call that was answered fails on it.
-      const notRecorded = await recordSpan(span, timeoutSignal, o);
-      failure ??= notRecorded;
+      const recorded = await recordSpan(span, timeoutSignal, o, c.plan);
+      if (recorded instanceof RolloutChangedError) {
+        c.plan?.written?.('refused');
+        throw recorded; // nothing stored: runCall plans the call again
+      }
+      if (recorded instanceof ApiError) {
+        c.plan?.written?.('failed');
+        failure ??= recorded;
+      } else {
+        c.plan?.written?.(failure ? 'error' : 'answered');
+        sequenceId = recorded;
+      }
     }
     if (failure) {
       failure.headers['x-agl-policy'] = spec.switchId;
@@ -209,13 +242,17 @@ async function sampleAndRecord(
   }
 }
 
-/** Writes a scoped call's span; an error for the caller when it could not be written. */
-async function recordSpan(span: Span, deadline: AbortSignal, o: CallOptions): Promise<ApiError | null> {
+/**
+ * Writes a scoped call's span: its sequence id once stored, or an error for the caller when it could not be written,
+ * or RolloutChangedError when the store refused it because the rollout is no longer as the plan read it.
+ */
+async function recordSpan(span: Span, deadline: AbortSignal, o: CallOptions, plan: CallPlan | null): Promise<number | ApiError | RolloutChangedError> {
   try {
-    await o.sink!.addSpan(span, deadline);
-    return null;
+    const numbered = await o.sink!.addSpan(span, deadline, plan?.facts);
+    return typeof numbered === 'number' ? numbered : span.sequence_id;
   } catch (err) {
-    const message = `span for ${span.rollout_id}/${span.attempt_id} #${span.sequence_id} was not recorded: ${(err as Error).message}`;
+    if (err instanceof RolloutChangedError) return err;
+    const message = `span for ${span.rollout_id}/${span.attempt_id}${span.sequence_id >= 0 ? ` #${span.sequence_id}` : ''} was not recorded: ${(err as Error).message}`;
     o.log(message);
     // An answered scoped call must leave its span, or training silently loses the turn: fail it so the
     // agent's client retries (a fresh sample, a fresh sequence id).

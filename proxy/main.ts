@@ -12,7 +12,7 @@
 // refuses to start without it unless --trusted-network (AGL_TRUSTED_NETWORK=1) says the network is trusted.
 import { announceListening, exitOnSignal, parseServiceArgs, runMain, UsageError } from '../common/service-args';
 import path from 'node:path';
-import { loadPolicy, savePolicy } from './policy-file';
+import { loadPolicy, PolicyFile } from './policy-file';
 import { parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import type { PolicyManager } from './policy';
@@ -21,6 +21,7 @@ import { startProxy } from './server';
 import { StoreSpanSink } from './span-sink';
 import { TinkerSamplerFactory } from './tinker-sampler';
 import { ApiError } from './errors';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 function intFlag(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
@@ -46,7 +47,7 @@ async function applyInitial(policies: PolicyManager, specs: PolicySpec[], log: (
         return applyInitial(policies, specs.slice(1), log);
       }
       if (attempt === 1 || attempt % 30 === 0) log(`initial policy not ready (${(err as Error).message}); retrying`);
-      await new Promise((r) => setTimeout(r, 1000));
+      await sleep(1000);
     }
   }
 }
@@ -72,6 +73,7 @@ runMain(async () => {
   const log = (line: string) => process.stderr.write(`[proxy] ${line}\n`);
   const factory = new TinkerSamplerFactory({ baseUrl: v.trainer, log });
   const policyFile = path.join(args.dataDir, 'policy.json');
+  const policyOnDisk = new PolicyFile(policyFile, log);
   const initial: PolicySpec[] = [];
   const saved = loadPolicy(policyFile);
   if (saved) {
@@ -96,7 +98,8 @@ runMain(async () => {
     callTimeoutMs: intFlag('call-timeout-ms', v['call-timeout-ms'], 300_000),
     drainTimeoutMs: intFlag('drain-timeout-ms', v['drain-timeout-ms'], 30_000),
     policyIdleMs: intFlag('policy-idle-ms', v['policy-idle-ms'], 120_000),
-    onSwitch: (spec) => savePolicy(policyFile, spec),
+    onSwitch: (spec) => policyOnDisk.save(spec),
+    degraded: () => policyOnDisk.health(),
     log,
   });
   void applyInitial(proxy.policies, initial, log);

@@ -10,6 +10,7 @@ import { ApiError } from './errors';
 import { fingerprint, tokenizerModel } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import type { Sampler, SamplerFactory, SamplerTarget } from './sampler';
+import { BoundedMap } from '../common/bounded-map';
 
 export interface ActivePolicy {
   spec: PolicySpec;
@@ -65,12 +66,14 @@ export class PolicyManager {
   private holding = false;
   private inFlight = 0;
   private waiters: (() => void)[] = [];
-  private readonly applied = new Map<string, string>();
+  private readonly applied: BoundedMap<string, string>;
   private readonly pending = new Map<string, { fp: string; result: Promise<SwitchResult> }>();
   private queue: Promise<unknown> = Promise.resolve();
   switches = 0;
 
-  constructor(private readonly opts: PolicyManagerOptions) {}
+  constructor(private readonly opts: PolicyManagerOptions) {
+    this.applied = new BoundedMap(opts.rememberSwitches ?? 1000);
+  }
 
   current(): ActivePolicy | null {
     return this.active;
@@ -186,8 +189,6 @@ export class PolicyManager {
     this.active = next;
     this.switches++;
     this.applied.set(next.spec.switchId, fp);
-    const keep = this.opts.rememberSwitches ?? 1000;
-    if (this.applied.size > keep) this.applied.delete(this.applied.keys().next().value!);
     try {
       this.opts.onSwitch?.(next.spec);
     } catch {

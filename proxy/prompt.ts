@@ -48,7 +48,7 @@ export function buildPrompt(call: InternalCall, renderer: Renderer): Prompt {
   if (call.prompt) return rawPrompt(call.prompt, renderer.tokenizer);
   if (usesTools(call) && !renderer.createConversationPrefixWithTools) {
     throw badRequest(
-      `the policy's renderer ${renderer.name} cannot show tools or tool calls to the model (it has no tool format in tinker-cookbook); send the call without tools`,
+      `the policy's renderer ${renderer.name} cannot show tools or tool calls to the model (it has no tool format in tinker-cookbook); send the call without tools${renderer.name === 'role_colon' ? ', or train with rendererName role_colon_tools (this project\'s tool format for role_colon)' : ''}`,
       'tools',
       'tools_not_supported',
     );

@@ -9,6 +9,7 @@ import { ApiError } from './errors';
 import { parsePolicySpec } from './policy-spec';
 import type { PolicySpec } from './policy-spec';
 import type { RolloutFacts } from './rollout-seed';
+import { BoundedMap } from '../common/bounded-map';
 
 /** The resource and field a run's policy travels in. */
 export const POLICY_RESOURCE = 'main_llm';
@@ -21,15 +22,17 @@ export class RolloutPolicies {
    * resources id -> the policy it names. Resources ids a run writes name one policy each (as switchIds do), so this
    * is only a cache; bounded, oldest dropped first.
    */
-  private readonly byResources = new Map<string, Promise<Outcome>>();
+  private readonly byResources: BoundedMap<string, Promise<Outcome>>;
 
   constructor(
     private readonly base: string,
     private readonly headers: Record<string, string>,
     private readonly timeoutMs: number,
     private readonly rollout: (rolloutId: string) => Promise<RolloutFacts>,
-    private readonly maxCached = 1000,
-  ) {}
+    maxCached = 1000,
+  ) {
+    this.byResources = new BoundedMap(maxCached);
+  }
 
   /** The policy the rollout was enqueued under, or null (use the current one). Store trouble: ApiError 503. */
   async policyOf(rolloutId: string): Promise<PolicySpec | null> {
@@ -65,7 +68,6 @@ export class RolloutPolicies {
     fetched.catch(() => {
       if (this.byResources.get(resourcesId) === fetched) this.byResources.delete(resourcesId);
     });
-    if (this.byResources.size >= this.maxCached) this.byResources.delete(this.byResources.keys().next().value!);
     this.byResources.set(resourcesId, fetched);
     return fetched;
   }

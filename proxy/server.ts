@@ -19,6 +19,7 @@ import type { PolicySpec } from './policy-spec';
 import { methodsOf, routeDocs, routeOf } from './routes';
 import type { SamplerFactory } from './sampler';
 import type { SpanSink } from './span-sink';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ProxyOptions {
   host?: string;
@@ -38,6 +39,8 @@ export interface ProxyOptions {
   policyIdleMs?: number;
   /** Called after each policy switch (main.ts persists the policy so a restarted proxy resumes it). */
   onSwitch?: (spec: PolicySpec) => void;
+  /** What the health route adds when the proxy is degraded (its policy file could not be saved: policy-file.ts). */
+  degraded?: () => { status: string; detail: string } | null;
   log?: (line: string) => void;
 }
 
@@ -103,7 +106,9 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
       case 'health': {
         const a = policies.current();
         const held = registry.describe().map(({ switchId, inFlight }) => ({ switchId, inFlight }));
-        return send(res, 200, { status: 'ok', policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() + registry.inFlightCalls(), registry: held });
+        // Degraded (disk_full) still answers 200: every call is served, and publishPolicy skips a proxy whose health fails.
+        const degraded = opts.degraded?.() ?? null;
+        return send(res, 200, { status: 'ok', ...degraded, policy: a?.spec.switchId ?? null, inFlight: policies.inFlightCalls() + registry.inFlightCalls(), registry: held });
       }
       case 'models': {
         const a = policies.current();
@@ -153,7 +158,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyServer> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + graceMs;
-      while (policies.inFlightCalls() + registry.inFlightCalls() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (policies.inFlightCalls() + registry.inFlightCalls() > 0 && Date.now() < deadline) await sleep(50);
       server.closeAllConnections();
       await closed;
       registry.close();

@@ -60,7 +60,8 @@ export function buildSpan(x: SpanInput): Span {
   const a: Record<string, AttributeValue> = {
     'agentlightning.rollout_id': x.rolloutId,
     'agentlightning.attempt_id': x.attemptId,
-    'agentlightning.span_sequence_id': x.sequenceId,
+    // Known only once stored when the store numbers the span (sequenceId -1): the span's sequence_id then says it.
+    ...(x.sequenceId >= 0 ? { 'agentlightning.span_sequence_id': x.sequenceId } : {}),
     'gen_ai.system': 'agl-temporal',
     'agl.api': x.call.api,
     'gen_ai.request.model': x.call.model ?? x.policy?.modelName ?? '',
@@ -138,7 +139,7 @@ export function buildSpan(x: SpanInput): Span {
         'service.name': 'agl-temporal-proxy',
         'agentlightning.rollout_id': x.rolloutId,
         'agentlightning.attempt_id': x.attemptId,
-        'agentlightning.span_sequence_id': x.sequenceId,
+        ...(x.sequenceId >= 0 ? { 'agentlightning.span_sequence_id': x.sequenceId } : {}),
       },
       schema_url: '',
     },

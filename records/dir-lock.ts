@@ -6,6 +6,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pidAlive } from '../common/processes';
 
 const REFRESH_MS = 1_000;
 /** A lock without an owner file (its maker died between two system calls, or an older version made it). */
@@ -19,16 +21,6 @@ interface Owner {
 }
 
 const inProcess = new Map<string, Promise<unknown>>();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function readOwner(lock: string): Owner | null {
   try {
@@ -49,7 +41,7 @@ function staleReason(lock: string): string | null {
   }
   const owner = readOwner(lock);
   if (!owner) return age > ORPHAN_STALE_MS ? `no owner, untouched for ${Math.round(age)} ms` : null;
-  if (owner.host === os.hostname()) return owner.pid !== process.pid && !alive(owner.pid) ? `its holder, pid ${owner.pid}, is gone` : null;
+  if (owner.host === os.hostname()) return owner.pid !== process.pid && !pidAlive(owner.pid) ? `its holder, pid ${owner.pid}, is gone` : null;
   return age > OTHER_HOST_STALE_MS ? `held from ${owner.host} and untouched for ${Math.round(age / 1000)} s` : null;
 }
 

@@ -3,7 +3,7 @@
 // trace_events.jsonl. Writes are idempotent, so a retried activity never duplicates a row.
 import { existsSync, fstatSync, mkdirSync, readFileSync, readSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { pyJsonDumps } from '../chat/py-json';
+import { pyJsonDumps } from '../python/json-dumps';
 import { appendSynced } from './append-synced';
 import { withDirLock } from './dir-lock';
 
@@ -32,6 +32,14 @@ export function runPaths(logPath: string): RunPaths {
     configured: path.join(dir, 'configured.jsonl'),
     steps: path.join(dir, 'steps'),
   };
+}
+
+/**
+ * A record row as JSON, in the format of every file and record body of a run: spaced as Python's json.dumps spaces
+ * it (", " and ": ", ASCII only, NaN and Infinity bare), numbers with JSON.stringify's digits (0.00001).
+ */
+export function recordJson(row: unknown): string {
+  return pyJsonDumps(row, { numbers: 'javascript' });
 }
 
 /** Parses one JSONL line written by Python's json.dumps, which may hold bare NaN/Infinity. */
@@ -90,7 +98,7 @@ export function readJsonl(file: string): Record<string, unknown>[] {
 export function appendJsonl(file: string, row: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true });
   cutTornTail(file);
-  appendSynced(file, Buffer.from(`${pyJsonDumps(row)}\n`));
+  appendSynced(file, Buffer.from(`${recordJson(row)}\n`));
 }
 
 /** Truncates a file that does not end in a newline to its last complete line, reading only its end. */

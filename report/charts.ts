@@ -78,7 +78,7 @@ export function buildCharts(runs: RunData[]): Chart[] {
   const charts: Chart[] = [
     chart(runs, 'reward', 'Reward (mean total per episode)', [key('env/all/reward/total', 'train'), key('test/env/all/reward/total', 'eval', true)]),
     chart(runs, 'loss', 'Loss', keysMatching(runs, /^optim\/.*loss/)),
-    chart(runs, 'kl', 'KL diagnostics', keysMatching(runs, /^(optim|env\/all)\/.*kl(?!.*mismatched)/)),
+    { ...chart(runs, 'kl', 'KL diagnostics', keysMatching(runs, /^(optim|env\/all)\/.*kl(?!.*mismatched)/)), ...klNote(runs) },
     chart(runs, 'entropy', 'Entropy of sampled tokens', [key('optim/entropy', 'entropy')]),
     chart(runs, 'tokens', 'Tokens per turn', [key('env/all/ac_tokens_per_turn', 'sampled (action)'), key('env/all/ob_tokens_per_turn', 'prompt (observation)')]),
     chart(runs, 'rollouts', 'Rollout outcomes (fraction of the step’s rollouts)', [
@@ -114,6 +114,27 @@ export function buildCharts(runs: RunData[]): Chart[] {
   }
   charts.push(...restCharts(runs, new Set(charts.flatMap((c) => c.series.flatMap((s) => s.keys)))));
   return charts.filter((c) => c.series.length > 0);
+}
+
+/**
+ * Why the KL lines look as they do. kl_sample_train compares the sampler's logprobs of the sampled tokens with the
+ * trainer's: a synchronous run samples every batch with the weights it then trains (on-policy), so it is ~0 and flat
+ * by design; an async run samples up to maxStepsOffPolicy steps behind, so it grows with staleness.
+ */
+function klNote(runs: RunData[]): { note?: string } {
+  const isAsync = (r: RunData) => r.config.async !== null && r.config.async !== undefined;
+  const sync = runs.filter((r) => !isAsync(r));
+  const notes: string[] = [];
+  if (sync.length > 0) {
+    const which = runs.length > 1 ? ` (${sync.map((r) => r.name).join(', ')})` : '';
+    notes.push(
+      `kl_sample_train: the trainer's logprobs of the sampled tokens against the sampler's. A synchronous run${which} samples on-policy: ` +
+        'each batch is sampled with the very weights the trainer then trains, so sampler and trainer agree and KL ~0 (flat lines at 0) is expected; ' +
+        'well above 0 would mean they disagree (renderer, tokenizer or numerics).',
+    );
+  }
+  if (sync.length < runs.length) notes.push('An async run samples off-policy (up to maxStepsOffPolicy steps behind), so its kl_sample_train is above 0 and grows with staleness.');
+  return notes.length ? { note: notes.join(' ') } : {};
 }
 
 /** Keys that are bookkeeping rather than a measurement: the x axis itself. */

@@ -1,5 +1,5 @@
 // A long run's metrics rows folded into a bounded number of points, so its report costs the same memory at step
-// 10,000 as at step 1,000 (issue 25). Rows are taken one at a time in step order; up to `maxPoints` rows each is a
+// 10,000 as at step 1,000. Rows are taken one at a time in step order; up to `maxPoints` rows each is a
 // point of its own (a short run's report is unchanged). Past that, neighbouring points merge in pairs, so each point
 // stands for the same number of consecutive steps: it sits at the last of them and holds each metric's mean over the
 // rows that logged it. What must stay exact is kept beside the points: the rows seen, the last value of each metric,

@@ -1,6 +1,6 @@
 // configured.jsonl: for each step run with settings changed by `configure`, the changes in force
 // ({step, learningRate: ..., ...}), so the report can mark when they changed. One record per step (run-records.ts).
-import { pyJsonDumps } from '../chat/py-json';
+import { recordJson } from '../records/run-files';
 import { RunChangesSchema } from '../config/run-changes';
 import type { RunRecordInput } from '../store/run-records';
 import type { RunSettings } from '../shared/run-types';
@@ -19,5 +19,5 @@ export function changesInForce(settings: RunSettings, configured: Record<string,
 export function configuredRecord(settings: RunSettings, configJson: string | undefined, step: number): RunRecordInput | null {
   if (configJson === undefined) return null;
   const changes = changesInForce(settings, JSON.parse(configJson) as Record<string, unknown>);
-  return Object.keys(changes).length ? { kind: 'configured', step, body: pyJsonDumps({ step, ...changes }) } : null;
+  return Object.keys(changes).length ? { kind: 'configured', step, body: recordJson({ step, ...changes }) } : null;
 }

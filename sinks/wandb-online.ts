@@ -5,6 +5,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { StepRow } from './tensorboard';
 import type { WandbRunSpec } from './wandb-local-run';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Stream {
   child: ChildProcess;
@@ -53,5 +54,5 @@ export async function finishWandbStream(spec: WandbRunSpec, rows: StepRow[], tim
   s.child.ref();
   s.child.channel?.ref();
   s.child.send({ finish: true });
-  await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  await Promise.race([exited, sleep(timeoutMs, undefined, { ref: false })]);
 }

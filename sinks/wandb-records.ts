@@ -1,7 +1,7 @@
 // The records of a W&B transaction log this project writes, in W&B's own protobuf schema
 // (wandb/proto/wandb_internal.proto, package wandb_internal): the fields of those records we fill, by number.
 import protobuf from 'protobufjs';
-import { pyJsonDumps } from '../chat/py-json';
+import { recordJson } from '../records/run-files';
 
 const root = protobuf.Root.fromJSON({
   nested: {
@@ -60,4 +60,4 @@ export const decodeRecord = (b: Uint8Array): WandbRecord =>
   RecordType.toObject(RecordType.decode(b), { longs: Number, defaults: false }) as WandbRecord;
 
 /** key/value_json items of an object; W&B keeps every value as JSON text (NaN and Infinity as Python writes them). */
-export const items = (o: Record<string, unknown>) => Object.entries(o).map(([key, v]) => ({ key, value_json: pyJsonDumps(v) }));
+export const items = (o: Record<string, unknown>) => Object.entries(o).map(([key, v]) => ({ key, value_json: recordJson(v) }));

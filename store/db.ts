@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CALL_KEY_ATTR } from './types';
-import { addFairShare } from './fair-share';
+import { addFairShare } from './run-policy/fair-share';
 import { isDamage, quickCheck, refuseDamaged } from './damage';
 
 export type SyncMode = 'full' | 'normal';
@@ -136,6 +136,7 @@ export function openStoreDatabase(path: string, sync: SyncMode = 'full'): Databa
   db.pragma('foreign_keys = OFF');
   db.exec(SCHEMA);
   addCallKeys(db);
+  addRolloutRevision(db);
   addFairShare(db);
   moveStepRecords(db);
   return db;
@@ -156,6 +157,26 @@ function addCallKeys(db: Database.Database): void {
     })();
   }
   db.exec('CREATE INDEX IF NOT EXISTS spans_by_call ON spans(rollout_id, attempt_id, call_key, sequence_id) WHERE call_key IS NOT NULL');
+}
+
+/**
+ * A rollout's revision: raised by SQLite itself whenever the rollout's status or anything its attempts share (input,
+ * mode, resources, config, metadata) changes, whichever operation changes it (update_rollout, a new attempt, status
+ * propagation, the watchdog). Not by a change into `running`: that is an attempt at work (its first span's
+ * heartbeat, its runner saying so), which changes nothing a writer read, and counting it would refuse the calls an
+ * attempt makes in parallel at its start. Span counters and attempt bookkeeping leave it alone too. The proxy keeps
+ * what it read of a rollout under its revision and writes a span only while the revision is still the one it read
+ * (span-ops.ts addSpanIfRevision). A database made before starts every rollout at 0.
+ */
+function addRolloutRevision(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(rollouts)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'revision')) db.exec('ALTER TABLE rollouts ADD COLUMN revision INTEGER NOT NULL DEFAULT 0');
+  // Made again at each open: a database keeps the trigger's definition of the code that made it otherwise.
+  db.exec('DROP TRIGGER IF EXISTS rollouts_revision');
+  db.exec(`CREATE TRIGGER rollouts_revision AFTER UPDATE OF status, input, mode, resources_id, config, metadata ON rollouts
+    WHEN (OLD.status IS NOT NEW.status AND NEW.status IS NOT 'running') OR OLD.input IS NOT NEW.input OR OLD.mode IS NOT NEW.mode
+      OR OLD.resources_id IS NOT NEW.resources_id OR OLD.config IS NOT NEW.config OR OLD.metadata IS NOT NEW.metadata
+    BEGIN UPDATE rollouts SET revision = revision + 1 WHERE seq = NEW.seq; END`);
 }
 
 /**

@@ -33,3 +33,10 @@ export class PayloadTooLargeError extends StoreError {
     super(`Request body too large: the limit is ${limit} bytes`, 413);
   }
 }
+
+/** A write made on the condition that a rollout is still at a revision it has left (span-ops.ts addSpanIfRevision). */
+export class StaleRevisionError extends StoreError {
+  constructor(message: string, readonly revision: number) {
+    super(message, 412);
+  }
+}

@@ -8,7 +8,7 @@ import * as attempts from './attempt-ops';
 import * as resources from './resource-ops';
 import * as rollouts from './rollout-ops';
 import * as runRecords from './run-records';
-import * as retention from './retention';
+import * as retention from './run-policy/retention';
 import * as spans from './span-ops';
 import { StoreDb } from './store-db';
 import type {
@@ -38,7 +38,7 @@ export class LightningStore {
     this.name = options.name ?? 'SqliteLightningStore';
   }
 
-  /** The connection and its transactions, for the Agent-lightning 1.0 gateway (store/gateway/), which shares them. */
+  /** The connection and its transactions, for an API mounted on the store's server (the Agent-lightning 1.0 gateway, gateway/), which shares them. */
   get storeDb(): StoreDb { return this.s; }
   /** Incremented by every durable write (the server fsyncs before acknowledging those). */
   get writeCount(): number { return this.s.writeCount; }
@@ -85,6 +85,8 @@ export class LightningStore {
   // spans
   nextSequenceIds(rolloutIds: string[]): number[] { return spans.nextSequenceIds(this.s, rolloutIds); }
   addSpans(input: Span[]): Span[] { return spans.addSpans(this.s, input); }
+  addSpanIfRevision(input: Span, revision: number): spans.ConditionalSpanWrite { return spans.addSpanIfRevision(this.s, input, revision); }
+  rolloutRevision(rolloutId: string): number { return spans.rolloutRevision(this.s, rolloutId); }
   attemptExists(rolloutId: string, attemptId: string): boolean { return spans.attemptExists(this.s, rolloutId, attemptId); }
   querySpans(q: QuerySpansRequest): PaginatedResult<Span> { return spans.querySpans(this.s, q); }
   callRecord(rolloutId: string, attemptId: string, callKey: string, withLast: boolean): CallRecord { return spans.callRecord(this.s, rolloutId, attemptId, callKey, withLast); }

@@ -1,8 +1,7 @@
 // Rewards are checked where they enter: a span whose reward breaks the one reward rule (common/reward-rule.ts)
 // is refused with the reason; rl/sendable.ts checks advantages again where they leave.
 import { MAX_ABS_REWARD, rewardValueProblem } from '../common/reward-rule';
-import { getRewardValue } from './span-rewards';
-import { REWARD_VALUE_ATTR } from './types';
+import { getRewardValue, REWARD_VALUE_ATTR } from '../spans/rewards';
 
 export { MAX_ABS_REWARD };
 

@@ -2,7 +2,7 @@
 // `agentlightning.annotation` with `agentlightning.reward.0.name = "primary"` and `.value = x`.
 import { newSpanId, newTraceId } from './ids';
 import type { Span } from './types';
-import { REWARD_NAME_ATTR, REWARD_SPAN_NAME, REWARD_VALUE_ATTR } from './types';
+import { REWARD_NAME_ATTR, REWARD_SPAN_NAME, REWARD_VALUE_ATTR } from '../spans/rewards';
 
 export function rewardSpan(rolloutId: string, attemptId: string, sequenceId: number, reward: number, nowSec = Date.now() / 1000): Span {
   if (typeof reward !== 'number' || !Number.isFinite(reward)) throw new TypeError(`reward must be a finite number, got ${String(reward)}`);

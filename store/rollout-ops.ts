@@ -5,8 +5,8 @@ import { newRolloutId } from './ids';
 import { checkFilterLogic, checkPagination, combine, contains, inList, limitClause, orderBy, type Condition } from './query';
 import { rolloutFromRow, toJsonText, toNullableJsonText, type RolloutRow } from './rows';
 import type { StoreDb } from './store-db';
-import { leaveForAnother, setAside } from './runner-standing';
-import { FairClock, flowOf, inFlightByFlow, queuedFlows, type QueueItem } from './fair-share';
+import { leaveForAnother, setAside } from './run-policy/runner-standing';
+import { FairClock, flowOf, inFlightByFlow, queuedFlows, type QueueItem } from './run-policy/fair-share';
 import {
   byIdempotencyKey, createAttempt, markWorkerIdleAfterEmptyDequeue, pushToQueue, setRolloutStatus, syncWorker, withLatestAttempt,
 } from './transitions';
@@ -36,7 +36,7 @@ function insertRollout(s: StoreDb, req: EnqueueRolloutRequest, status: RolloutSt
   const { lastInsertRowid } = s.stmt(`INSERT INTO rollouts (rollout_id, input, start_time, mode, resources_id, status, config, metadata, idempotency_key)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(row.rollout_id, row.input, row.start_time, row.mode, row.resources_id, row.status,
     row.config, row.metadata, row.idempotency_key);
-  return { ...row, seq: Number(lastInsertRowid), end_time: null, span_counter: 0, attempt_count: 0, latest_attempt_id: null };
+  return { ...row, seq: Number(lastInsertRowid), end_time: null, span_counter: 0, attempt_count: 0, latest_attempt_id: null, revision: 0 };
 }
 
 /**

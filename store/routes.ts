@@ -10,7 +10,8 @@ import type {
   EnqueueRolloutRequest, JsonObject, NamedResources, Pagination, QueryResourcesRequest, QueryRolloutsRequest, QuerySpansRequest,
   QueryWorkersRequest, Span, UpdateAttemptRequest, UpdateRolloutRequest,
 } from './types';
-import { REWARD_VALUE_ATTR } from './types';
+import { IF_REVISION_HEADER, REVISION_HEADER } from './types';
+import { REWARD_VALUE_ATTR } from '../spans/rewards';
 import { rewardProblem } from './reward-check';
 
 export interface RouteContext {
@@ -23,6 +24,7 @@ export interface RouteContext {
 export interface RouteResult {
   status: number;
   json: unknown;
+  headers?: Record<string, string>;
 }
 export interface Route {
   method: 'GET' | 'POST';
@@ -147,7 +149,12 @@ export function buildRoutes(store: LightningStore): Route[] {
     { query: { schema: S.QueryRolloutsSchema, lists: ['status_in', 'rollout_id_in'], ints: PAGE } });
   add('POST', '/rollouts/search', ({ body }) =>
     ok(store.queryRollouts(validate(S.QueryRolloutsSchema, body ?? {}) as QueryRolloutsRequest)), { body: S.QueryRolloutsSchema });
-  add('GET', '/rollouts/{rollout_id}', ({ params }) => ok(store.getRolloutById(params.rollout_id!)));
+  // The rollout's revision beside it (ours, a header: the body stays Agent-lightning's): what a writer sends back
+  // as `x-agl-if-rollout-revision` to write a span only while the rollout is as it read it.
+  add('GET', '/rollouts/{rollout_id}', ({ params }) => {
+    const rollout = store.getRolloutById(params.rollout_id!);
+    return rollout ? { ...ok(rollout), headers: { [REVISION_HEADER]: String(store.rolloutRevision(rollout.rollout_id)) } } : ok(null);
+  });
   add('POST', '/rollouts/{rollout_id}', ({ params, body }) =>
     ok(store.updateRollout(params.rollout_id!, validate(S.UpdateRolloutSchema, body ?? {}) as UpdateRolloutRequest)), { body: S.UpdateRolloutSchema });
 
@@ -184,10 +191,19 @@ export function buildRoutes(store: LightningStore): Route[] {
   add('POST', '/resources/{resources_id}', ({ params, body }) =>
     ok(store.updateResources(params.resources_id!, validate(S.NamedResourcesSchema, body) as NamedResources)), { body: S.NamedResourcesSchema });
 
-  add('POST', '/spans', ({ body }) => {
+  add('POST', '/spans', ({ body, headers }) => {
     checkReward(body);
-    const inserted = store.addSpans([normalizeSpan(validate(S.SpanSchema, body))]);
-    return created(inserted[0] ?? null);
+    const span = normalizeSpan(validate(S.SpanSchema, body));
+    // `Prefer: return=minimal` (ours, RFC 7240's preference): the stored span answered as `{"sequence_id"}` alone,
+    // not echoed back whole (null still: already held). What the proxy asks, on every call it serves.
+    const minimal = /\breturn=minimal\b/.test(headerValue(headers, 'prefer') ?? '');
+    const answer = (stored: Span | null) => (stored && minimal ? { sequence_id: stored.sequence_id } : stored);
+    const expect = headerValue(headers, IF_REVISION_HEADER);
+    if (expect === undefined) return created(answer(store.addSpans([span])[0] ?? null));
+    if (!/^\d{1,15}$/.test(expect)) throw new BadRequestError(`Invalid ${IF_REVISION_HEADER} header: ${quote(expect)}, must be a rollout revision (an integer)`);
+    // Stored only while the rollout is at that revision (412 otherwise); the answer names the revision after it.
+    const written = store.addSpanIfRevision(span, Number(expect));
+    return { ...created(answer(written.span)), headers: { [REVISION_HEADER]: String(written.revision) } };
   }, { body: S.SpanSchema });
   add('GET', '/spans', ({ query }) => ok(store.querySpans(query as QuerySpansRequest)), { query: { schema: S.QuerySpansSchema, ints: PAGE } });
   add('POST', '/spans/search', ({ body }) => ok(store.querySpans(validate(S.QuerySpansSchema, body) as QuerySpansRequest)), { body: S.QuerySpansSchema });

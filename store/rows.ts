@@ -17,6 +17,8 @@ export interface RolloutRow {
   span_counter: number;
   attempt_count: number;
   latest_attempt_id: string | null;
+  /** Raised on every change of status (but into running) or of what attempts share (db.ts addRolloutRevision). */
+  revision: number;
 }
 
 export interface AttemptRow {

@@ -187,5 +187,5 @@ export const QueryRunRecordsSchema = z.object({
   limit: z.number().int().min(1).optional(),
 });
 
-/** `POST /runs/{run}/prune`: retention's cut (store/retention.ts). */
+/** `POST /runs/{run}/prune`: retention's cut (store/run-policy/retention.ts). */
 export const PruneRunSchema = z.object({ before_batch: z.number().int().min(0, 'must be a whole number >= 0') });

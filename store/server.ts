@@ -1,6 +1,6 @@
 // The LightningStore HTTP server: JSON API under /v1/agl (routes.ts), OTLP/HTTP span ingest at /v1/traces,
 // the long-poll /v1/agl/waits/rollouts, and a watchdog timer of its own (§3.7) instead of scans piggybacked on requests.
-import { diskUse, vacuumSome } from './retention';
+import { diskUse, vacuumSome } from './run-policy/retention';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServiceServer } from '../common/http-server';
 import { sameSecret } from '../common/access';
@@ -8,11 +8,10 @@ import { answerClientErrorsWithJson } from '../common/client-error';
 import type { AddressInfo } from 'node:net';
 import { openStoreDatabase, type SyncMode } from './db';
 import { StoreError, ValidationError } from './errors';
-import { DiskGuard } from './disk-guard';
+import { DiskGuard } from './run-policy/disk-guard';
 import { DamageWatch } from './damage';
 import { clientMessage, clip, quote, schemaFields, type RouteDoc } from '../common/front-door';
 import { StallClock } from './stall-clock';
-import { createGateway, type GatewayOptions } from './gateway/http';
 import { GroupCommit } from './group-commit';
 import { parseJsonBody, readBody } from './http-body';
 import { LightningStore } from './lightning-store';
@@ -35,25 +34,44 @@ export interface StoreServerOptions {
   sync?: SyncMode;
   /** How often the database is checked in the background for damage (damage.ts; default 60 s, 0 = never). */
   integrityCheckMs?: number;
-  /** The Agent-lightning 1.0 gateway API (/healthz, /api, /proxy): its proxy's options (store/gateway/). */
-  gateway?: GatewayOptions['proxy'];
+  /** Another API served on this port over the same database (the Agent-lightning 1.0 gateway: gateway/). */
+  mount?: (ctx: MountContext) => MountedApi;
   log?: (line: string) => void;
+}
+
+/** What a mounted API is given: the store, its token, its body limit, its rule before answering, its health. */
+export interface MountContext {
+  store: LightningStore;
+  token?: string;
+  bodyLimitBytes: number;
+  /** Waits until the writes made since `before` (a store.writeCount) are committed and on disk. */
+  durable(before: number): Promise<void>;
+  /** The store's health (disk full, damaged database). */
+  health: () => { status: string };
+}
+
+/** An API mounted on the store's server: it answers the paths it owns itself, its key check included. */
+export interface MountedApi {
+  /** Its route table, as the route fuzz test reads it. */
+  routes: RouteDoc[];
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
 }
 
 export interface StoreServer {
   url: string;
   port: number;
   store: LightningStore;
-  /** Every route the server answers (its JSON API, OTLP, the 1.0 gateway), as the route fuzz test reads them. */
+  /** Every route the server answers (its JSON API, OTLP, a mounted API's), as the route fuzz test reads them. */
   routes: RouteDoc[];
   close(): Promise<void>;
 }
 
 const JSON_TYPE = 'application/json';
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = JSON.stringify(body === undefined ? null : body);
-  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -109,7 +127,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     if (wrote) disk.succeeded();
   };
   const routes = buildRoutes(store);
-  const gateway = createGateway({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, proxy: options.gateway, health });
+  const mounted = options.mount?.({ store, token: options.token, bodyLimitBytes: bodyLimit, durable, health }) ?? null;
   const openWaits = new Set<() => void>();
 
   const authorized = (req: IncomingMessage, path: string): boolean => {
@@ -225,10 +243,10 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    const isHealth = path === '/v1/agl/health' || path === '/healthz';
+    const isHealth = path === '/v1/agl/health' || path === '/healthz'; // and the 1.0 gateway's, when mounted
     // Fail closed: a damaged database answers nothing but its health, and that it is damaged.
     if (damage.damaged && !isHealth) return sendJson(res, 503, { detail: damage.message, status: 'damaged' });
-    if (gateway.owns(url.pathname)) return gateway.handle(req, res, url); // checks the key itself, as upstream does
+    if (mounted?.owns(url.pathname)) return mounted.handle(req, res, url); // checks the key itself (the gateway: as upstream does)
     if (!authorized(req, path)) return sendJson(res, 401, { detail: 'Missing or invalid bearer token' });
     const own = served.find((r) => r.doc.path === path && r.doc.method === method);
     if (own) return own.serve(req, res);
@@ -242,7 +260,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     const writesBefore = store.writeCount;
     const result = match.route.handle({ params: match.params, body, query: url.searchParams, headers: req.headers });
     await durable(writesBefore);
-    sendJson(res, result.status, result.json);
+    sendJson(res, result.status, result.json, result.headers);
   }
 
   const server: Server = createServiceServer((req, res) => {
@@ -296,7 +314,7 @@ export async function startStoreServer(options: StoreServerOptions): Promise<Sto
     url: `http://${urlHost}:${port}`,
     port,
     store,
-    routes: [...served.map((r) => r.doc), ...routes.map((r) => r.doc), ...gateway.routes],
+    routes: [...served.map((r) => r.doc), ...routes.map((r) => r.doc), ...(mounted?.routes ?? [])],
     async close() {
       clearInterval(watchdog);
       damage.close();

@@ -1,6 +1,6 @@
 // Spans (§3.4, §3.6): sequence ids, inserts with their heartbeat side effects, queries, and our call records.
 import { clip } from '../common/front-door';
-import { NotFoundError } from './errors';
+import { NotFoundError, StaleRevisionError } from './errors';
 import { checkFilterLogic, checkPagination, combine, contains, equals, limitClause, orderBy, type Condition } from './query';
 import { spanFromBody, type AttemptRow } from './rows';
 import { stripUndefined } from './rollout-ops';
@@ -30,39 +30,77 @@ function callKeyOf(span: Span): string | null {
  * Each (rollout, attempt) with a new span gets the heartbeat side effects of §3.4.
  */
 export function addSpans(s: StoreDb, spans: Span[]): Span[] {
+  return s.tx(() => insertSpans(s, spans, null));
+}
+
+/** A span written on the condition that its rollout is at `revision`, and the rollout's revision after the write. */
+export interface ConditionalSpanWrite {
+  /** The span as stored, or null: the store already held it (an earlier try of this write landed). */
+  span: Span | null;
+  revision: number;
+}
+
+/**
+ * Inserts one span if its rollout is still at revision `expect` (db.ts addRolloutRevision), else StaleRevisionError
+ * (412) and nothing stored: a writer that planned the span from what it read of the rollout (its policy, its seed)
+ * never stores it once the rollout has changed. A span already held is answered as held (null) whatever the
+ * revision: a retry of a write that landed must not be refused. Answers with the revision after the write, which
+ * can differ from `expect` only by what this very write changed (its heartbeat: today a move into running, which the
+ * revision does not count), so the writer may keep what it read under that revision.
+ */
+export function addSpanIfRevision(s: StoreDb, span: Span, expect: number): ConditionalSpanWrite {
   return s.tx(() => {
-    const inserted: Span[] = [];
-    const attempts = new Map<string, AttemptRow>();
-    const touched = new Set<string>();
-    const insert = s.stmt(`INSERT OR IGNORE INTO spans (rollout_id, attempt_id, span_id, sequence_id, trace_id, parent_id, name, start_time, end_time, call_key, body)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const input of spans) {
-      const key = `${input.rollout_id}\u0000${input.attempt_id}`;
-      if (!attempts.has(key)) {
-        const attempt = s.attemptRow(input.rollout_id, input.attempt_id);
-        if (!attempt) {
-          s.requireRolloutRow(input.rollout_id);
-          throw new NotFoundError(`Attempt ${clip(input.attempt_id)} not found for rollout ${clip(input.rollout_id)}`);
-        }
-        attempts.set(key, attempt);
+    const [stored] = insertSpans(s, [span], expect);
+    return { span: stored ?? null, revision: rolloutRevision(s, span.rollout_id) };
+  });
+}
+
+/** The rollout's revision (0 for an unknown rollout: nothing is written under it). */
+export function rolloutRevision(s: StoreDb, rolloutId: string): number {
+  const row = s.stmt('SELECT revision FROM rollouts WHERE rollout_id = ?').get(rolloutId) as { revision: number } | undefined;
+  return row?.revision ?? 0;
+}
+
+function insertSpans(s: StoreDb, spans: Span[], expectRevision: number | null): Span[] {
+  const inserted: Span[] = [];
+  const attempts = new Map<string, AttemptRow>();
+  const touched = new Set<string>();
+  const insert = s.stmt(`INSERT OR IGNORE INTO spans (rollout_id, attempt_id, span_id, sequence_id, trace_id, parent_id, name, start_time, end_time, call_key, body)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const input of spans) {
+    const key = `${input.rollout_id}\u0000${input.attempt_id}`;
+    if (!attempts.has(key)) {
+      const attempt = s.attemptRow(input.rollout_id, input.attempt_id);
+      if (!attempt) {
+        s.requireRolloutRow(input.rollout_id);
+        throw new NotFoundError(`Attempt ${clip(input.attempt_id)} not found for rollout ${clip(input.rollout_id)}`);
       }
-      let sequenceId = input.sequence_id;
-      if (sequenceId < 0) {
-        sequenceId = (s.stmt('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(input.rollout_id) as { span_counter: number }).span_counter;
-      } else {
-        s.stmt('UPDATE rollouts SET span_counter = MAX(span_counter, ?) WHERE rollout_id = ?').run(sequenceId, input.rollout_id);
-      }
-      const span: Span = { ...input, sequence_id: sequenceId };
-      const result = insert.run(span.rollout_id, span.attempt_id, span.span_id, sequenceId, span.trace_id, span.parent_id,
-        span.name, span.start_time, span.end_time, callKeyOf(span), JSON.stringify(span));
-      if (result.changes > 0) {
-        inserted.push(span);
-        touched.add(key);
+      attempts.set(key, attempt);
+    }
+    if (expectRevision !== null) {
+      const held = s.stmt('SELECT 1 FROM spans WHERE rollout_id = ? AND attempt_id = ? AND span_id = ?').get(input.rollout_id, input.attempt_id, input.span_id);
+      if (held) continue;
+      const revision = rolloutRevision(s, input.rollout_id);
+      if (revision !== expectRevision) {
+        throw new StaleRevisionError(`Rollout ${clip(input.rollout_id)} is at revision ${revision}, not ${expectRevision}: it changed since it was read; read it again`, revision);
       }
     }
-    for (const key of touched) heartbeatFromSpan(s, attempts.get(key)!);
-    return inserted;
-  });
+    let sequenceId = input.sequence_id;
+    if (sequenceId < 0) {
+      sequenceId = (s.stmt('UPDATE rollouts SET span_counter = span_counter + 1 WHERE rollout_id = ? RETURNING span_counter').get(input.rollout_id) as { span_counter: number }).span_counter;
+    } else {
+      s.stmt('UPDATE rollouts SET span_counter = MAX(span_counter, ?) WHERE rollout_id = ?').run(sequenceId, input.rollout_id);
+    }
+    const span: Span = { ...input, sequence_id: sequenceId };
+    const result = insert.run(span.rollout_id, span.attempt_id, span.span_id, sequenceId, span.trace_id, span.parent_id,
+      span.name, span.start_time, span.end_time, callKeyOf(span), JSON.stringify(span));
+    if (result.changes > 0) {
+      inserted.push(span);
+      touched.add(key);
+    }
+  }
+  for (const key of touched) heartbeatFromSpan(s, attempts.get(key)!);
+  return inserted;
 }
 
 /** Whether spans can be recorded for this rollout/attempt. */

@@ -11,8 +11,8 @@ import {
   type RolloutStatus, type UpdateAttemptRequest,
 } from './types';
 import { rolloutStatusFromAttempt } from './watchdog';
-import { noteAttemptEnd } from './runner-standing';
-import { flowOf } from './fair-share';
+import { noteAttemptEnd } from './run-policy/runner-standing';
+import { flowOf } from './run-policy/fair-share';
 
 /** Sets a rollout's status with its side effects: end_time for terminal statuses, re-queue for (re)queuing. */
 export function setRolloutStatus(s: StoreDb, rolloutId: string, status: RolloutStatus): void {

@@ -1,5 +1,6 @@
 // Wire types of the Agent-lightning v0.3 LightningStore protocol (snake_case, as the Python side sends them).
 // See shared/reference/agl-store-protocol.md §2. These are shared by the server, the client and the runners.
+import type { AttributeValue } from '../spans/attributes';
 
 export type RolloutStatus = 'queuing' | 'preparing' | 'running' | 'failed' | 'succeeded' | 'cancelled' | 'requeuing';
 export type AttemptStatus = 'preparing' | 'running' | 'failed' | 'succeeded' | 'unresponsive' | 'timeout';
@@ -98,7 +99,8 @@ export interface ResourcesUpdate {
   resources: NamedResources;
 }
 
-export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
+/** A span attribute's value (spans/attributes.ts, the span format the store and rl/ share). */
+export type { AttributeValue };
 
 export interface SpanContext {
   trace_id: string;
@@ -225,17 +227,17 @@ export const DEFAULT_ROLLOUT_CONFIG: RolloutConfig = {
   retry_condition: [],
 };
 
-/** Span attribute names of the reward annotation (§6.2). */
-export const REWARD_SPAN_NAME = 'agentlightning.annotation';
-export const REWARD_VALUE_ATTR = 'agentlightning.reward.0.value';
-export const REWARD_NAME_ATTR = 'agentlightning.reward.0.name';
-
 /**
  * Ours: a span with this string attribute and a status other than ERROR records an answered call; the store
  * indexes it, so a caller finds how often an attempt made the same call, and its last answer, without reading
  * the attempt's spans (`POST /v1/agl/spans/calls`; the proxy's request fingerprint).
  */
 export const CALL_KEY_ATTR = 'agl.request.fingerprint';
+
+/** A rollout's revision (ours, db.ts addRolloutRevision), on GET /rollouts/{id} and conditional span writes. */
+export const REVISION_HEADER = 'x-agl-rollout-revision';
+/** Sent with POST /spans: store the span only while its rollout is at this revision (else 412, nothing stored). */
+export const IF_REVISION_HEADER = 'x-agl-if-rollout-revision';
 
 /** Ours: the answer of `POST /v1/agl/spans/calls`. */
 export interface CallRecord {

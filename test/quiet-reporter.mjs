@@ -8,6 +8,7 @@ import { inspect } from 'node:util';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT_TAIL = 40;
 const ERROR_LINES = 40;
+const SLOWEST = 25;
 
 const rel = (file) => (file ? path.relative(ROOT, file) : '?');
 const seconds = (ms) => `${((ms ?? 0) / 1000).toFixed(1)} s`;
@@ -29,6 +30,7 @@ export default async function* quietReporter(source) {
   const output = new Map();
   const perFile = new Map();
   const failures = [];
+  const durations = [];
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const tally = (file) => {
     let t = perFile.get(file);
@@ -74,6 +76,7 @@ export default async function* quietReporter(source) {
           const skipped = t.skipped ? `, ${t.skipped} skipped` : '';
           // A file can fail with all its tests passed (it crashed, or hung and was killed): its own failure follows.
           const bad = t.failed > 0 || d.details?.passed === false;
+          durations.push([rel(file), d.details?.duration_ms ?? 0]);
           yield `${bad ? 'FAIL' : 'ok  '} ${rel(file)}  ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ''}${skipped}  ${seconds(d.details?.duration_ms)}\n`;
           if (!bad) output.delete(file);
         }
@@ -82,6 +85,9 @@ export default async function* quietReporter(source) {
         break;
     }
   }
+  // CI keeps only the tail of its log: the slowest files are printed last so the budget's spending shows there.
+  const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
+  if (slowest.length > 1) yield `\nslowest files:\n${slowest.map(([f, ms]) => `  ${seconds(ms).padStart(8)}  ${f}`).join('\n')}\n`;
   yield `\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`;
   if (failures.length) yield `\nfailures:\n${failures.map((f) => f.split('\n')[0]).join('\n')}\n`;
 }

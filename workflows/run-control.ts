@@ -23,18 +23,23 @@ export class RunControl {
   paused: boolean;
   stopRequested = false;
   stopped = false;
-  /** The batch (sync) or step (async) in progress; steps done = this, between steps. */
-  batch: number;
-  numBatches = 0;
+  /**
+   * The step in progress, counted from 0 as metrics.jsonl's step; steps done = this, between steps. A sync run's
+   * step N trains its batch N; an async run's steps take groups from any batch. Progress and results call it
+   * `batch` (wire names kept).
+   */
+  step: number;
+  /** Steps in the run: its batches (sync), or its groups over groupsPerBatch (async, an estimate). */
+  numSteps = 0;
   lastMetrics: Metrics;
   policy: PolicyState | undefined;
   finalCheckpoint: string | null = null;
-  /** Settings changed by `configure`: applied over the config at the start of each batch. */
+  /** Settings changed by `configure`: applied over the config at the start of each step. */
   changes: RunChanges;
   readonly startedAtMs: number;
-  batchStartedAtMs = Date.now();
-  batchesDone = 0;
-  batchSecondsTotal = 0;
+  stepStartedAtMs = Date.now();
+  stepsDone = 0;
+  stepSecondsTotal = 0;
   /** Async runs: what the sampler side is doing (shown by progress and the UI). */
   asyncProgress: AsyncProgress | undefined;
   /** Missing rewards and skipped batches: the warning shown, and when to pause for them (reward-watch.ts). */
@@ -51,7 +56,7 @@ export class RunControl {
 
   constructor(carried: CarriedState | undefined) {
     this.paused = carried?.paused ?? false;
-    this.batch = carried?.nextBatch ?? 0;
+    this.step = carried?.nextBatch ?? 0;
     this.lastMetrics = carried?.lastMetrics ?? {};
     this.policy = carried?.policy;
     this.changes = carried?.changes ?? {};
@@ -73,16 +78,16 @@ export class RunControl {
     });
     setHandler(progressQuery, (): Progress => ({
       runName: this.runName,
-      batch: this.batch,
-      numBatches: this.numBatches,
+      batch: this.step,
+      numBatches: this.numSteps,
       phase: this.phase,
       paused: this.paused,
       stopRequested: this.stopRequested,
       lastMetrics: this.lastMetrics,
       policyStep: this.policy?.step ?? 0,
       startedAtMs: this.startedAtMs,
-      batchStartedAtMs: this.batchStartedAtMs,
-      secondsPerBatch: this.batchesDone > 0 ? this.batchSecondsTotal / this.batchesDone : null,
+      batchStartedAtMs: this.stepStartedAtMs,
+      secondsPerBatch: this.stepsDone > 0 ? this.stepSecondsTotal / this.stepsDone : null,
       changes: this.changes,
       ...(this.asyncProgress ? { async: this.asyncProgress } : {}),
       ...(this.rewards.state.warning ? { warning: this.rewards.state.warning } : {}),
@@ -93,10 +98,10 @@ export class RunControl {
       if (!this.stopRequested) log.info('stop requested', { reason: req?.reason ?? '' });
       this.stopRequested = true;
       this.paused = false; // a paused run stops at once
-      // The batch in flight gets the grace to finish; then whatever the run still waits on is cancelled.
+      // The step in flight gets the grace to finish; then whatever the run still waits on is cancelled.
       void this.grace.stopRequested(req?.graceSeconds ?? DEFAULT_STOP_GRACE_SECONDS, this.phase === 'starting', () => this.stopped);
       await condition(() => this.stopped);
-      return { stoppedAfterBatch: this.batch, finalCheckpoint: this.finalCheckpoint };
+      return { stoppedAfterBatch: this.step, finalCheckpoint: this.finalCheckpoint };
     });
     setHandler(
       checkpointUpdate,
@@ -119,8 +124,8 @@ export class RunControl {
       configureUpdate,
       (input): ConfigureResult => {
         this.changes = { ...this.changes, ...parseRunChanges(input) };
-        // Waiting at the top of the loop (paused, or not yet in it), the batch it waits to start gets them.
-        const appliesFromBatch = this.phase === 'paused' || this.phase === 'starting' ? this.batch : this.batch + 1;
+        // Waiting at the top of the loop (paused, or not yet in it), the step it waits to start gets them.
+        const appliesFromBatch = this.phase === 'paused' || this.phase === 'starting' ? this.step : this.step + 1;
         log.info('settings changed', { changes: this.changes, appliesFromBatch });
         return { appliesFromBatch, changes: this.changes };
       },
@@ -135,10 +140,10 @@ export class RunControl {
   }
 
   /** Once the config is validated: the settings as configured, and how the checkpoint update saves. */
-  configure(settings: RunSettings, numBatches: number, saveCheckpoint: TrainingActivities['saveCheckpoint']): void {
+  configure(settings: RunSettings, numSteps: number, saveCheckpoint: TrainingActivities['saveCheckpoint']): void {
     this.configured = settings;
     this.runName = settings.runName;
-    this.numBatches = numBatches;
+    this.numSteps = numSteps;
     this.recorder = { settings, saveCheckpoint };
   }
 
@@ -148,7 +153,7 @@ export class RunControl {
     return r && ((name, policy, final) => r.saveCheckpoint(this.settings(), name, policy.step, policy, final));
   }
 
-  /** The config with the `configure` changes over it: read at the start of each batch. */
+  /** The config with the `configure` changes over it: read at the start of each step. */
   settings(): RunSettings {
     return { ...this.configured!, ...this.changes };
   }
@@ -164,7 +169,7 @@ export class RunControl {
     const m = this.lastMetrics;
     const a = this.asyncProgress;
     const unit = unitOf(!!a);
-    const position = positionText({ batch: this.batch, numBatches: this.numBatches, phase: this.phase, async: !!a });
+    const position = positionText({ batch: this.step, numBatches: this.numSteps, phase: this.phase, async: !!a });
     return [
       `**${this.runName || 'run'}**: ${position} (counted from 0, as metrics.jsonl's step), ${this.paused ? 'paused' : this.phase}${this.stopRequested ? ' (stopping)' : ''}`,
       `last ${unit}: train reward ${fmt(m, 'env/all/reward/total')}, eval reward ${fmt(m, 'test/env/all/reward/total')}, ${fmt(m, 'time/total')} s`,
@@ -191,7 +196,7 @@ export class RunControl {
     } finally {
       const seconds = (Date.now() - t0) / 1000;
       metrics[`time/${name}`] = seconds;
-      trace?.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch: this.batch } });
+      trace?.push({ name, ph: 'X', ts: t0 * 1000, dur: seconds * 1e6, pid: 1, tid: 1, args: { batch: this.step } });
     }
   }
 
@@ -201,21 +206,21 @@ export class RunControl {
     // A read that got nothing (services slow or hosted) keeps the last one that did.
     if (disk && (disk.store || disk.trainer)) this.disk = disk;
     const pauseAfter = this.settings().pauseAfterBatchesWithoutReward ?? 0;
-    const pause = this.rewards.observe(this.batch, unitOf(!!this.asyncProgress), metrics, skipReason, pauseAfter);
+    const pause = this.rewards.observe(this.step, unitOf(!!this.asyncProgress), metrics, skipReason, pauseAfter);
     if (this.rewards.state.warning) log.warn(this.rewards.state.warning);
     if (pause && !this.stopRequested) {
       log.warn(pause);
       this.paused = true;
       this.pauseReason = pause;
     }
-    this.batchesDone++;
-    this.batchSecondsTotal += metrics['time/total'] ?? 0;
+    this.stepsDone++;
+    this.stepSecondsTotal += metrics['time/total'] ?? 0;
     const trainReward = metrics['env/all/reward/total'];
     upsertSearchAttributes([
-      { key: BATCH, value: this.batch + 1 },
+      { key: BATCH, value: this.step + 1 },
       ...(trainReward !== undefined && Number.isFinite(trainReward) ? [{ key: TRAIN_REWARD, value: trainReward }] : []),
     ]);
-    log.info(this.asyncProgress ? 'step done' : 'batch done', { batch: this.batch, reward: trainReward ?? null, seconds: metrics['time/total'] });
+    log.info(this.asyncProgress ? 'step done' : 'batch done', { batch: this.step, reward: trainReward ?? null, seconds: metrics['time/total'] });
   }
 
   /**
@@ -229,7 +234,7 @@ export class RunControl {
     if (!(info.continueAsNewSuggested || upgrade) || this.stopRequested || !more) return;
     await condition(allHandlersFinished);
     const next: CarriedState = {
-      nextBatch: this.batch + 1,
+      nextBatch: this.step + 1,
       policy: this.policy!,
       paused: this.paused,
       lastMetrics: this.lastMetrics,
@@ -241,7 +246,7 @@ export class RunControl {
       ...extra(),
     };
     if (upgrade) {
-      log.info('a new worker build is current: continuing as new on it', { batch: this.batch });
+      log.info('a new worker build is current: continuing as new on it', { batch: this.step });
       // The next run's first task goes to the current build; from then on it is pinned there.
       await makeContinueAsNewFunc<TrainingRunWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({ config, carried: next });
     }

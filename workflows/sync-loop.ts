@@ -35,13 +35,14 @@ export async function evaluate(run: RunControl, ctx: LoopContext, settings: RunS
 /** Runs batches until the last or a stop; returns whether it stopped early. */
 export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ stoppedEarly: boolean }> {
   const { bookkeeping, trainer, rollouts } = ctx.stubs;
-  const numBatches = run.numBatches;
+  const numBatches = run.numSteps;
   const traceEvents: TraceEvent[] = [];
-  for (; run.batch < numBatches; run.batch++) {
+  // One step per batch: the run's step N trains batch N.
+  for (; run.step < numBatches; run.step++) {
     // A hold the config asks for (a sweep's milestone): only in configs that name one, so other histories replay.
-    if (run.settings().pauseBeforeBatches?.includes(run.batch) && !run.stopRequested) {
+    if (run.settings().pauseBeforeBatches?.includes(run.step) && !run.stopRequested) {
       run.paused = true;
-      run.pauseReason = `held before batch ${run.batch} (pauseBeforeBatches, e.g. a sweep's milestone): resume lets it go on`;
+      run.pauseReason = `held before batch ${run.step} (pauseBeforeBatches, e.g. a sweep's milestone): resume lets it go on`;
     }
     if (run.paused) {
       run.setPhase('paused');
@@ -49,10 +50,10 @@ export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ sto
     }
     if (run.stopRequested) break;
     const settings = run.settings();
-    const batch = run.batch;
+    const batch = run.step;
     const trace = settings.enableTrace ? traceEvents : null;
 
-    run.batchStartedAtMs = Date.now();
+    run.stepStartedAtMs = Date.now();
     traceEvents.length = 0;
     const metrics: Metrics = {
       'progress/batch': batch,
@@ -79,12 +80,12 @@ export async function syncLoop(run: RunControl, ctx: LoopContext): Promise<{ sto
       await run.timed('record_checkpoint', () => bookkeeping.saveCheckpoint(settings, checkpointName(batch + 1), batch + 1, run.policy!, false), metrics, trace);
     }
 
-    metrics['time/total'] = (Date.now() - run.batchStartedAtMs) / 1000;
+    metrics['time/total'] = (Date.now() - run.stepStartedAtMs) / 1000;
     run.setPhase('logging');
     const disk = await bookkeeping.logMetrics(settings, batch, metrics, settings.enableTrace ? [...traceEvents] : []);
     run.stepDone(metrics, stepResult.skipReason, disk);
 
     await run.maybeContinueAsNew(ctx.config, batch + 1 < numBatches);
   }
-  return { stoppedEarly: run.batch < numBatches };
+  return { stoppedEarly: run.step < numBatches };
 }

@@ -29,8 +29,8 @@ export async function trainingRun(rawInput: TrainingRunInput | RunConfigInput): 
   await condition(allHandlersFinished);
   return {
     runName: run.runName,
-    batchesCompleted: run.batch,
-    numBatches: run.numBatches,
+    batchesCompleted: run.step,
+    numBatches: run.numSteps,
     finalCheckpoint: run.finalCheckpoint,
     stoppedEarly: ended.stoppedEarly,
     lastMetrics: run.lastMetrics,
@@ -83,25 +83,25 @@ async function prepareAndTrain(run: RunControl, input: TrainingRunInput): Promis
     if (forkOf.step > prepared.numBatches) {
       throw ApplicationFailure.nonRetryable(`forkOf.step ${forkOf.step} is past this run's last batch (${prepared.numBatches})`, 'InvalidRunConfig');
     }
-    if (!carried) run.batch = forkOf.step;
+    if (!carried) run.step = forkOf.step;
     upsertSearchAttributes([
       { key: PARENT_RUN, value: forkOf.run },
       { key: FORK_STEP, value: forkOf.step },
     ]);
   }
-  run.policy ??= await stubs.trainer.initPolicy(settings, run.batch);
+  run.policy ??= await stubs.trainer.initPolicy(settings, run.step);
   upsertMemo({ numBatches: numSteps, logPath: settings.logPath, ...(isAsync ? { async: configured.async } : {}), ...(forkOf ? { forkOf } : {}), ...fleetMemo(configured) });
 
-  const startBatch = run.batch;
+  const startStep = run.step;
   const ctx = { config, datasetSha256: prepared.datasetSha256, stubs };
   // Runs started before pacing and the publish-first fix keep the loop they started with (async-loop.ts, `paced`).
   const ended: Ended = isAsync ? await asyncLoop(run, ctx, totalGroups, carried?.async, patched(ASYNC_PACED)) : await syncLoop(run, ctx);
   const { stoppedEarly } = ended;
 
-  if (isAsync || startBatch < run.numBatches) {
+  if (isAsync || startStep < run.numSteps) {
     run.setPhase('saving final checkpoint');
-    run.finalCheckpoint = checkpointName(run.batch);
-    await stubs.bookkeeping.saveCheckpoint(run.settings(), stoppedEarly ? run.finalCheckpoint : 'final', run.batch, run.policy, true);
+    run.finalCheckpoint = checkpointName(run.step);
+    await stubs.bookkeeping.saveCheckpoint(run.settings(), stoppedEarly ? run.finalCheckpoint : 'final', run.step, run.policy, true);
     if (!stoppedEarly) run.finalCheckpoint = 'final';
   }
   return ended;

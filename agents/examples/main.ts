@@ -1,6 +1,6 @@
 // `tsx agents/examples/main.ts --agent hello --runners 8 --store URL`: a fleet of runners of an example agent.
 import { parseArgs } from 'node:util';
-import { runMain, UsageError } from '../../common/service-args';
+import { exitOnSignal, runMain, UsageError } from '../../common/service-args';
 import { startRunners, type AgentFunction } from '../runner';
 import { ProxyChoice, parseProxyUrls } from '../proxy-choice';
 import { guessAgent } from './guess';
@@ -49,9 +49,9 @@ runMain(async () => {
     throw new UsageError(`runners: --proxy: ${(err as Error).message}`);
   }
   const group = startRunners(n, agent, { storeUrl, proxies, workerId: `${name}-${process.pid}`, log: (l) => process.stderr.write(`[runners] ${l}\n`) });
+  // Agents see their signal aborted; a rollout whose report cannot reach the store (retried for a minute) does not
+  // hold the exit past the services' deadline: its attempt is given up by the store as after a kill.
+  exitOnSignal(() => group.stop(), { name: 'runners' });
   process.stdout.write(`${n} ${name} runners polling ${storeUrl}${proxies ? ` (proxies ${proxies.urls.join(', ')})` : ''}\n`);
-  const stop = () => void group.stop().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
   await group.done;
 });

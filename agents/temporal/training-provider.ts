@@ -4,14 +4,15 @@
 // that model sends the call to the training proxy under the rollout and attempt of the workflow that made it (its
 // workflow id names both: rollout-ids.ts), so the proxy records spans, token ids and logprobs exactly as for a
 // runner's agent. The agent's workflow code does not change, and runs in production against its real provider.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createOpenAI } from '@ai-sdk/openai';
 import type {
-  EmbeddingModelV4, ImageModelV4, LanguageModelV4, LanguageModelV4CallOptions, ProviderV4,
+  EmbeddingModelV3, ImageModelV3, LanguageModelV3, LanguageModelV3CallOptions, ProviderV3,
 } from '@ai-sdk/provider';
-import { NoSuchModelError } from '@ai-sdk/provider';
+import { APICallError, NoSuchModelError } from '@ai-sdk/provider';
 import { scopedProxyEndpoint } from '../../store/llm-resource';
 import { rolloutScopeOf, type AgentRolloutMemo, type RolloutScope } from './rollout-ids';
+import { BoundedMap } from '../../common/bounded-map';
 
 export interface TrainingProviderOptions {
   /**
@@ -23,7 +24,7 @@ export interface TrainingProviderOptions {
    * The provider for workflows that are not training rollouts (started by anything but a training run). Without
    * it their model calls fail, saying so.
    */
-  fallback?: ProviderV4;
+  fallback?: ProviderV3;
   /** `chat` (Chat Completions, the default) or `responses`: the OpenAI API the proxy is called with. */
   api?: 'chat' | 'responses';
   /** Deadline of one model call (ms, default 10 minutes). */
@@ -31,7 +32,7 @@ export interface TrainingProviderOptions {
 }
 
 /** The proxy URL of each workflow that asked, from its memo (a workflow's memo does not change). */
-const memoProxyUrls = new Map<string, Promise<string>>();
+const memoProxyUrls = new BoundedMap<string, Promise<string>>(10_000);
 
 async function proxyUrlFromMemo(workflowId: string): Promise<string> {
   let found = memoProxyUrls.get(workflowId);
@@ -43,7 +44,6 @@ async function proxyUrlFromMemo(workflowId: string): Promise<string> {
     });
     found.catch(() => memoProxyUrls.delete(workflowId));
     memoProxyUrls.set(workflowId, found);
-    if (memoProxyUrls.size > 10_000) memoProxyUrls.delete(memoProxyUrls.keys().next().value!);
   }
   return found;
 }
@@ -60,14 +60,14 @@ function callingRollout(): { workflowId: string; scope: RolloutScope } | null {
   return scope && workflowId ? { workflowId, scope } : null;
 }
 
-class TrainingLanguageModel implements LanguageModelV4 {
-  readonly specificationVersion = 'v4' as const;
+class TrainingLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3' as const;
   readonly provider = 'agl-training';
   readonly supportedUrls = {};
 
   constructor(readonly modelId: string, private readonly options: TrainingProviderOptions) {}
 
-  private async model(): Promise<LanguageModelV4> {
+  private async model(): Promise<LanguageModelV3> {
     const caller = callingRollout();
     if (!caller) {
       if (this.options.fallback) return this.options.fallback.languageModel(this.modelId);
@@ -84,26 +84,60 @@ class TrainingLanguageModel implements LanguageModelV4 {
     return this.options.api === 'responses' ? openai.responses(this.modelId) : openai.chat(this.modelId);
   }
 
-  async doGenerate(options: LanguageModelV4CallOptions) {
-    return (await this.model()).doGenerate(options);
+  async doGenerate(options: LanguageModelV3CallOptions) {
+    return refusalsFinal(async () => (await this.model()).doGenerate(options));
   }
 
-  async doStream(options: LanguageModelV4CallOptions) {
-    return (await this.model()).doStream(options);
+  async doStream(options: LanguageModelV3CallOptions) {
+    return refusalsFinal(async () => (await this.model()).doStream(options));
   }
 }
 
+/**
+ * A call the proxy refused for what it is (a 4xx that is not 408, 409 or 429: a prompt over the model's context, a
+ * malformed request) fails the model-call activity for good: Temporal's default activity retry would send the same
+ * call for ever, and the rollout would hang until its timeout with the reason only in the agent worker's log. The
+ * failure's message is the proxy's own line, which the training run reports (activities/rollout-failures.ts).
+ */
+export async function refusalsFinal<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (APICallError.isInstance(err) && !err.isRetryable && err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      throw ApplicationFailure.create({
+        type: 'ModelCallRefused',
+        nonRetryable: true,
+        message: `the training proxy refused the model call (HTTP ${err.statusCode}): ${refusalLine(err)}`,
+      });
+    }
+    throw err;
+  }
+}
+
+/** The proxy's error message from its OpenAI-shaped body, on one line and short; else the SDK's message. */
+function refusalLine(err: APICallError): string {
+  let text = err.message;
+  try {
+    const body = JSON.parse(err.responseBody ?? '') as { error?: { message?: unknown }; detail?: unknown };
+    const m = body.error?.message ?? body.detail;
+    if (typeof m === 'string' && m) text = m;
+  } catch {
+    // not JSON: the SDK's own message
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
 /** The provider to give the AI SDK plugin on a worker whose agent workflows train (see the file comment). */
-export function trainingProvider(options: TrainingProviderOptions = {}): ProviderV4 {
+export function trainingProvider(options: TrainingProviderOptions = {}): ProviderV3 {
   const fallback = options.fallback;
   return {
-    specificationVersion: 'v4',
+    specificationVersion: 'v3',
     languageModel: (modelId: string) => new TrainingLanguageModel(modelId, options),
-    embeddingModel: (modelId: string): EmbeddingModelV4 => {
+    embeddingModel: (modelId: string): EmbeddingModelV3 => {
       if (fallback) return fallback.embeddingModel(modelId);
       throw new NoSuchModelError({ modelId, modelType: 'embeddingModel', message: 'the training provider serves language models only' });
     },
-    imageModel: (modelId: string): ImageModelV4 => {
+    imageModel: (modelId: string): ImageModelV3 => {
       if (fallback) return fallback.imageModel(modelId);
       throw new NoSuchModelError({ modelId, modelType: 'imageModel', message: 'the training provider serves language models only' });
     },

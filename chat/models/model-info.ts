@@ -28,6 +28,8 @@ export interface ModelInfo {
 
 const LLAMA3 = ['llama3'];
 const ROLE_COLON = ['role_colon'];
+/** The local trainer's models: role_colon, or role_colon_tools (this project's tool format) for agents with tools. */
+const LOCAL = ['role_colon', 'role_colon_tools'];
 const QWEN3 = ['qwen3', 'qwen3_disable_thinking'];
 const QWEN3_INSTRUCT = ['qwen3_instruct'];
 const QWEN3_VL_INSTRUCT = ['qwen3_vl_instruct'];
@@ -164,7 +166,7 @@ export function allModels(): ModelInfo[] {
 export function getModelInfo(model: string): ModelInfo {
   const name = baseModelName(model);
   if (name.startsWith('local/')) {
-    return { name, organization: 'local', version: name.slice(6), size: '', isChat: false, recommendedRenderers: ROLE_COLON, isVl: false, isAudioIn: false, tokenizer: { kind: 'bytes' } };
+    return { name, organization: 'local', version: name.slice(6), size: '', isChat: false, recommendedRenderers: LOCAL, isVl: false, isAudioIn: false, tokenizer: { kind: 'bytes' } };
   }
   const slash = name.indexOf('/');
   if (slash < 0) throw new UnknownModelError(`model ${JSON.stringify(model)}: expected "org/Model" (e.g. Qwen/Qwen3-8B)`);

@@ -5,7 +5,6 @@
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
 // Tool results: <｜tool▁output▁begin｜>RESULT<｜tool▁output▁end｜>; the assistant answers right after, with no marker.
 import { ensureText, hasThinking } from '../content';
-import { pyJsonDumps, pyJsonLoads } from '../py-json';
 import type {
   FunctionSpec,
   GenerationOptions,
@@ -21,7 +20,7 @@ import type {
 import { RenderError } from '../types';
 import { textChunk } from '../model-input';
 import { BaseRenderer } from './base';
-import { PY_SPACE, PY_WORD, pyStrip } from './py-text';
+import { PY_SPACE, PY_WORD, pyJsonDumps, pyJsonLoads, pyStrip } from '../../python';
 import type { RendererTable } from './registry-types';
 import { parseResponseForStopToken, requireTokenId } from './stop-token';
 import { parseThinkBlocks } from './think-blocks';

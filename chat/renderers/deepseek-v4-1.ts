@@ -8,7 +8,6 @@
 // the last user turn is dropped unless tools are declared or the variant is _preserve_thinking.
 import { ensureText } from '../content';
 import { textChunk } from '../model-input';
-import { pyJsonDumps, pyJsonLoads, type PyJson } from '../py-json';
 import type {
   FunctionSpec,
   GenerationOptions,
@@ -25,7 +24,7 @@ import type {
 } from '../types';
 import { RenderError } from '../types';
 import { BaseRenderer } from './base';
-import { pyIsBlank, pyRepr } from './py-text';
+import { pyIsBlank, pyJsonDumps, pyJsonLoads, pyRepr, type PyJson } from '../../python';
 import type { RendererTable } from './registry-types';
 import { parseResponseForStopToken, requireTokenId } from './stop-token';
 import { parseThinkBlocks } from './think-blocks';
@@ -58,7 +57,7 @@ const isUserTurn = (m: Message) => m.role === 'user' || m.role === 'tool';
 function renderTools(declare: Message): string {
   const specs = pyJsonLoads(ensureText(declare.content));
   if (!Array.isArray(specs)) throw new RenderError('DeepSeek V4.1 tool declaration must be a JSON list');
-  const schemas = specs.map((t) => pyJsonDumps(t instanceof Map ? t.get('function') : null, false)).join('\n');
+  const schemas = specs.map((t) => pyJsonDumps(t instanceof Map ? t.get('function') : null, { ensureAscii: false })).join('\n');
   return TOOLS_TEMPLATE.replace('{tool_schemas}', schemas);
 }
 
@@ -80,7 +79,7 @@ function renderToolCalls(calls: readonly ToolCall[]): string {
     const params = [...argumentsDict(c.function.arguments).entries()].map(([key, value]) =>
       typeof value === 'string'
         ? `<｜DSML｜ parameter name="${key}" string="true">${value}</｜DSML｜ parameter>`
-        : `<｜DSML｜ parameter name="${key}" string="false">${pyJsonDumps(value, false)}</｜DSML｜ parameter>`,
+        : `<｜DSML｜ parameter name="${key}" string="false">${pyJsonDumps(value, { ensureAscii: false })}</｜DSML｜ parameter>`,
     );
     return `<｜DSML｜ invoke name="${c.function.name}">\n${params.join('\n')}\n</｜DSML｜ invoke>`;
   });

@@ -10,7 +10,7 @@
 // values JSON); results share one <|observation|> as `<tool_response>...</tool_response>`, re-sorted into call order
 // when the ids allow. Tools are declared as JSON lines in a system message before the conversation's own.
 import { textChunk } from '../model-input';
-import { isPyDict, pyItems, pyJsonDumps, pyJsonLoads, PyJsonError, pyStrip, type PyValue } from '../py-values';
+import { isPyDict, pyItems, pyJsonDumps, pyJsonLoads, PyJsonError, pyStrip, type PyValue } from '../../python';
 import {
   RenderError,
   type Content,

@@ -5,7 +5,6 @@
 // in a developer message as a TypeScript-like `namespace functions`. The *_reasoning variants prepend OpenAI's
 // system prompt with today's date and the reasoning effort; gpt_oss_no_sysprompt does not.
 import { ensureList, ensureText } from '../content';
-import { pyJsonDumps, pyJsonLoads } from '../py-json';
 import type {
   ContentPart,
   FunctionSpec,
@@ -27,7 +26,7 @@ import type { RendererTable } from './registry-types';
 import { requireTokenId } from './stop-token';
 import { UNTERMINATED_TOOL_BLOCK_ERROR } from './tool-call-json';
 import { harmonyToolDeclarations } from './harmony-tools';
-import { PY_SPACE, pyIsBlank, pyStrip } from './py-text';
+import { PY_SPACE, pyIsBlank, pyJsonDumps, pyJsonLoads, pyStrip } from '../../python';
 
 /** Renders as a real `system` message (user `system` messages become `developer`). */
 const INTERNAL_SYSTEM_ROLE = '_gptoss_internal_system';

@@ -6,7 +6,7 @@
 //   unit?: "c" | "f", // default: "c"
 //   }) => any;
 // JSON values (enums, examples, defaults) are written as Python's json.dumps writes them.
-import { pyJsonDumps } from '../py-json';
+import { pyJsonDumps } from '../../python';
 import type { FunctionSpec } from '../types';
 
 type Schema = Record<string, unknown>;

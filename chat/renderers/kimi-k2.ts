@@ -11,7 +11,7 @@
 // JSON in a `tool_declare` message before the system message.
 import { ensureList, ensureText } from '../content';
 import { textChunk } from '../model-input';
-import { pyJsonDumps, pyJsonLoads, PyJsonError, pyStrip, type PyValue } from '../py-values';
+import { PY_SPACE, pyJsonDumps, pyJsonLoads, PyJsonError, pyStrip, type PyValue } from '../../python';
 import {
   RenderError,
   type FunctionSpec,
@@ -38,7 +38,7 @@ import { detectUnterminatedToolBlock } from './tool-call-json';
 export const KIMI_DEFAULT_SYSTEM_PROMPT = 'You are Kimi, an AI assistant created by Moonshot AI.';
 
 // Python's `\s` on str patterns (Unicode whitespace) and `\d` (any decimal digit).
-const S = '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const S = `[${PY_SPACE}]`;
 const SECTION_RE = /<\|tool_calls_section_begin\|>([\s\S]*?)<\|tool_calls_section_end\|>|<\|tool_call_section_begin\|>([\s\S]*?)<\|tool_call_section_end\|>/u;
 const CALL_RE = new RegExp(
   `<\\|tool_call_begin\\|>${S}*([^<]+:\\p{Nd}+)${S}*<\\|tool_call_argument_begin\\|>${S}*([\\s\\S]*?)${S}*<\\|tool_call_end\\|>`,

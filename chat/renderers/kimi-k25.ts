@@ -3,7 +3,7 @@
 // - tools are declared in TypeScript style (kimi-tool-declaration-ts.ts) instead of JSON;
 // - images: `<|media_begin|>image<|media_content|>` IMAGE `<|media_end|>\n`, each text part encoded on its own.
 import { textChunk } from '../model-input';
-import type { PyValue } from '../py-values';
+import type { PyValue } from '../../python';
 import {
   RenderError,
   type ContentPart,

@@ -16,7 +16,7 @@
 // Rules, as the Python code has them: required properties first, then optional, each group sorted by name;
 // descriptions and a few constraints become `//` comments; `$defs` become interfaces and `$ref` their names;
 // `"$ref": "#"` makes the parameters an interface of their own. Values print as Python prints them (True, 1.0).
-import { isPyDict, pyGet, pyItems, pyJsonDumps, pyStr, PyFloat, type PyValue } from '../py-values';
+import { isPyDict, pyGet, pyItems, pyJsonDumps, pyStr, PyFloat, type PyValue } from '../../python';
 
 const INDENT = '  ';
 const FIELD_SEP = ',\n';

@@ -14,7 +14,7 @@
 //   effort variants append `{reasoning effort: low}` / `{reasoning effort: efficient}` to the last user message.
 import { hasThinking } from '../content';
 import { textChunk } from '../model-input';
-import { isPyDict, isPyList, pyGet, pyItems, pyJsonDumps, pyJsonLoads, PyJsonError, pyStr, pyStrip, type PyValue } from '../py-values';
+import { isPyDict, isPyList, pyGet, pyItems, pyJsonDumps, pyJsonLoads, PyJsonError, pyStr, pyStrip, type PyValue } from '../../python';
 import {
   RenderError,
   type Content,

@@ -1,35 +1,14 @@
 // Qwen3.5's XML tool calls (cookbook renderers/qwen3_5.py): <tool_call>\n<function=NAME>\n<parameter=P>\nVALUE
 // \n</parameter>...\n</function>\n</tool_call>. Written from a call's JSON arguments (scalars as the template's
 // `|string` or `|tojson` writes them) and read back into a call whose arguments are JSON again.
-import { PyFloat, pyFloatRepr, pyJsonDumps, pyJsonLoads, type PyJson } from '../py-json';
+import { PY_SPACE, pyJsonDumps, pyJsonLoads, pyStr, pyStrip, type PyJson } from '../../python';
 import type { ToolCall, UnparsedToolCall } from '../types';
 
-// Python's `\s` (str patterns): Unicode whitespace incl. \x1c-\x1f and \x85, not \ufeff.
-const WS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+// Python's `\s` (str patterns).
+const WS = `[${PY_SPACE}]`;
 const FUNCTION_BLOCK = new RegExp(`^${WS}*<tool_call>${WS}*<function=([^>\\n]+)>${WS}*([\\s\\S]*?)${WS}*</function>${WS}*</tool_call>${WS}*$`);
 const PARAM_BLOCK = new RegExp(`<parameter=([^>\\n]+)>${WS}*([\\s\\S]*?)${WS}*</parameter>`, 'g');
 const WS_ONLY = new RegExp(`^${WS}*$`);
-const EDGE_WS = new RegExp(`^${WS}+|${WS}+$`, 'g');
-
-/** Python str.strip() (no argument). */
-export function pyStripWs(s: string): string {
-  return s.replace(EDGE_WS, '');
-}
-
-/** Python `str(value)` for a value json.loads made: True, None, 1.5, inf. */
-function pyStr(v: PyJson): string {
-  if (v === null) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'string') return v;
-  if (v instanceof PyFloat) {
-    if (Number.isNaN(v.value)) return 'nan';
-    if (!Number.isFinite(v.value)) return v.value > 0 ? 'inf' : '-inf';
-    return pyFloatRepr(v.value);
-  }
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  throw new TypeError('pyStr takes scalars');
-}
 
 /** Qwen3.5 (`|string` for scalars, `|tojson` for mappings and lists) or Qwen3.6/3.8 (`|tojson` for all but strings). */
 export type ArgumentStyle = 'qwen3_5' | 'qwen3_8';
@@ -60,7 +39,7 @@ export function formatToolCallXml(call: ToolCall, style: ArgumentStyle): string 
 export function parseToolCallXml(raw: string): ToolCall | UnparsedToolCall {
   const m = FUNCTION_BLOCK.exec(raw);
   if (!m) return { raw_text: raw, error: 'Malformed Qwen3.5 tool call XML' };
-  const name = pyStripWs(m[1]!);
+  const name = pyStrip(m[1]!);
   const body = m[2]!;
   if (!name) return { raw_text: raw, error: 'Missing function name' };
   const args = new Map<string, PyJson>();
@@ -69,7 +48,7 @@ export function parseToolCallXml(raw: string): ToolCall | UnparsedToolCall {
     if (!WS_ONLY.test(body.slice(pos, p.index))) {
       return { raw_text: raw, error: 'Unexpected non-parameter content inside <function> block' };
     }
-    const paramName = pyStripWs(p[1]!);
+    const paramName = pyStrip(p[1]!);
     const valueText = p[2]!.replace(/^\n+|\n+$/g, '');
     if (!paramName) return { raw_text: raw, error: 'Empty parameter name' };
     let value: PyJson;

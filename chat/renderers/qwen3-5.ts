@@ -5,26 +5,24 @@
 // the header of the produced turn, so it carries no loss; runs of tool responses share one user block; tool calls
 // and declarations are XML (qwen3-5-tool-xml.ts). Qwen3.6 models use this renderer too (cookbook model_info).
 import { hasThinking } from '../content';
-import { pyJsonDumps } from '../py-json';
+import { pyJsonDumps, pyLstrip, pyRstrip, pyStrip } from '../../python';
 import type { Content, ContentPart, FunctionSpec, Message, ParsedResponse, RenderContext, RenderedMessage, TextPart, ToolCall, UnparsedToolCall } from '../types';
 import type { RendererTable } from './registry-types';
-import { formatToolCallXml, parseToolCallXml, pyStripWs, type ArgumentStyle } from './qwen3-5-tool-xml';
+import { formatToolCallXml, parseToolCallXml, type ArgumentStyle } from './qwen3-5-tool-xml';
 import { Qwen3VLRenderer } from './qwen3-vl';
 import { UNTERMINATED_TOOL_BLOCK_ERROR } from './tool-call-json';
 
 const EMPTY_THINK = '<think>\n\n</think>\n\n';
-const WS_EDGE_L = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
-const WS_EDGE_R = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/;
 
 /** The template's `content|trim` on a part list: text at both visible ends trimmed, thinking parts skipped. */
 function trimVisible(content: readonly ContentPart[]): ContentPart[] {
   const parts = [...content];
   const visible = parts.map((p, i) => (p.type === 'thinking' ? -1 : i)).filter((i) => i >= 0);
-  for (const [indices, edge] of [[visible, WS_EDGE_L], [[...visible].reverse(), WS_EDGE_R]] as const) {
+  for (const [indices, strip] of [[visible, pyLstrip], [[...visible].reverse(), pyRstrip]] as const) {
     for (const i of indices) {
       const part = parts[i]!;
       if (part.type !== 'text') break;
-      const t = part.text.replace(edge, '');
+      const t = strip(part.text);
       parts[i] = { type: 'text', text: t };
       if (t) break;
     }
@@ -33,7 +31,7 @@ function trimVisible(content: readonly ContentPart[]): ContentPart[] {
 }
 
 function trimContent(c: Content): Content {
-  return typeof c === 'string' ? pyStripWs(c) : trimVisible(c);
+  return typeof c === 'string' ? pyStrip(c) : trimVisible(c);
 }
 
 export class Qwen3_5Renderer extends Qwen3VLRenderer {
@@ -74,7 +72,7 @@ export class Qwen3_5Renderer extends Qwen3VLRenderer {
 
   protected override formatToolCalls(m: Message): string {
     const c = m.content;
-    const visible = typeof c === 'string' ? pyStripWs(c) !== '' : c.some((p) => (p.type === 'text' && pyStripWs(p.text) !== '') || p.type === 'image');
+    const visible = typeof c === 'string' ? pyStrip(c) !== '' : c.some((p) => (p.type === 'text' && pyStrip(p.text) !== '') || p.type === 'image');
     return (visible ? '\n\n' : '') + (m.tool_calls ?? []).map((call) => formatToolCallXml(call, this.argumentStyle)).join('\n');
   }
 
@@ -96,7 +94,7 @@ export class Qwen3_5Renderer extends Qwen3VLRenderer {
       let firstText: TextPart | null = null;
       for (const p of message.content) {
         if (p.type === 'thinking') {
-          p.thinking = pyStripWs(p.thinking);
+          p.thinking = pyStrip(p.thinking);
           seenThinking = true;
         } else if (seenThinking && p.type === 'text') {
           firstText = p;

@@ -6,7 +6,7 @@
 import type { GenerationOptions, Message, ModelInput, RenderContext, SupervisedExample, Tokenizer, TrainOnWhat } from '../types';
 import { RenderError } from '../types';
 import type { ArgumentStyle } from './qwen3-5-tool-xml';
-import { pyStripWs } from './qwen3-5-tool-xml';
+import { pyStrip } from '../../python';
 import { Qwen3_5Renderer } from './qwen3-5';
 import type { Qwen3VlOptions } from './qwen3-vl';
 import type { RendererTable } from './registry-types';
@@ -58,7 +58,7 @@ export class Qwen3_8Renderer extends Qwen3_5Renderer {
           return [{ ...first, content: [{ type: 'text', text: `${ins}\n\n` }, ...content] }, ...rest];
         }
       }
-      let text = pyStripWs(content as string);
+      let text = pyStrip(content as string);
       if (!text && !ins) return rest;
       if (ins && !(text === ins || text.startsWith(`${ins}\n\n`))) text = text ? `${ins}\n\n${text}` : ins;
       return [{ ...first, content: text }, ...rest];

@@ -5,7 +5,7 @@
 // (<think>\n...\n</think>\n\n, an empty block when it did not reason) and drop thinking parts from history;
 // qwen3_disable_thinking's prompt ends with the empty block; qwen3_instruct (2507) never writes <think>.
 import { hasThinking, removeThinking } from '../content';
-import { pyJsonDumps } from '../py-json';
+import { pyJsonDumps } from '../../python';
 import {
   RenderError,
   type ContentPart,

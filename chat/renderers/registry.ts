@@ -1,59 +1,39 @@
 // Every renderer by name: the family tables joined. Adding a family = one file exporting
 // `export const <family>Renderers: RendererTable` + one import line and one entry below.
 import type { Renderer, Tokenizer } from '../types';
-import { llama3Renderers } from './llama3';
-import { qwen3Renderers } from './qwen3';
-import type { RendererOptions, RendererTable } from './registry-types';
-import { roleColonRenderers } from './role-colon';
-import { tmlV0Renderers } from './tml-v0';
-
-// ---- w20-families (gpt_oss, deepseekv3, deepseekv4_1): imports below ----
 import { deepseekV3Renderers } from './deepseek-v3';
 import { deepseekV4_1Renderers } from './deepseek-v4-1';
-import { gptOssRenderers } from './gpt-oss';
-
-
-// ---- w20-families2 (glm5_3, kimi_k2*, nemotron3*): imports below ----
 import { glm53Renderers } from './glm5-3';
+import { gptOssRenderers } from './gpt-oss';
 import { kimiK2Renderers } from './kimi-k2';
 import { kimiK25Renderers } from './kimi-k25';
 import { kimiK26Renderers } from './kimi-k26';
+import { llama3Renderers } from './llama3';
 import { nemotron3Renderers } from './nemotron3';
-
-
-// ---- w20-vision (qwen3_vl*, qwen3_5*, qwen3_8*): imports below ----
+import { qwen3Renderers } from './qwen3';
 import { qwen3_5Renderers } from './qwen3-5';
 import { qwen3_8Renderers } from './qwen3-8';
 import { qwen3VlRenderers } from './qwen3-vl';
-
+import type { RendererOptions, RendererTable } from './registry-types';
+import { roleColonRenderers } from './role-colon';
+import { tmlV0Renderers } from './tml-v0';
 
 const TABLES: readonly RendererTable[] = [
   roleColonRenderers,
   llama3Renderers,
   qwen3Renderers,
-  // ---- w20-families: entries below ----
   gptOssRenderers,
   deepseekV3Renderers,
   deepseekV4_1Renderers,
-
-
-  // ---- w20-families2: entries below ----
   glm53Renderers,
   kimiK2Renderers,
   kimiK25Renderers,
   kimiK26Renderers,
   nemotron3Renderers,
-
-
-  // ---- w20-vision: entries below ----
   qwen3VlRenderers,
   qwen3_5Renderers,
   qwen3_8Renderers,
-
-  // ---- w20-tml ----
   tmlV0Renderers,
-
-
 ];
 
 function join(tables: readonly RendererTable[]): RendererTable {

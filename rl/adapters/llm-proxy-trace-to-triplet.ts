@@ -5,9 +5,9 @@
 // A `litellm_request` span that carries `logprobs.content` as a JSON string (what our proxy writes,
 // and what TracerTraceToTriplet reads) gives its triplet `response.logprobs`. LiteLLM's own spans
 // carry no such attribute, so on Python traces the output is unchanged.
-import { asIntList } from '../../store/span-attributes';
-import { literalEvalMaybe } from './python-literal';
-import { getRewardValue } from '../../store/span-rewards';
+import { asIntList } from '../../spans/attributes';
+import { literalEvalMaybe } from '../../python/literal';
+import { getRewardValue } from '../../spans/rewards';
 import type { StoreSpan, Triplet } from './types';
 
 interface LlmItem {

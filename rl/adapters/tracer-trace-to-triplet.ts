@@ -1,8 +1,8 @@
 // TracerTraceToTriplet (adapter/triplet.py, §6.1-§6.3): LLM-call spans recorded on the agent side
 // (AgentOps `openai.chat.completion` spans carrying token ids) become triplets, and each reward
 // span is given to the LLM call that ended most recently before it.
-import { firstIntList, firstString, firstUnflattened } from '../../store/span-attributes';
-import { getRewardValue, isRewardSpan } from '../../store/span-rewards';
+import { firstIntList, firstString, firstUnflattened } from '../../spans/attributes';
+import { getRewardValue, isRewardSpan } from '../../spans/rewards';
 import { agentName, buildTraceTree, repairHierarchy, traverse } from './trace-tree';
 import type { TraceNode, TreeSpan } from './trace-tree';
 import type { StoreSpan, Triplet } from './types';

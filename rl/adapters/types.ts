@@ -1,6 +1,6 @@
 // Agent-lightning's Triplet (agentlightning/types/core.py) and the span shape the store returns (§2.4), read
 // leniently: spans may come from a Python store or an older writer, so the fields our store always fills are optional.
-import type { AttributeValue } from '../../store/types';
+import type { AttributeValue } from '../../spans/attributes';
 
 /** One OpenAI-style logprob entry as recorded on client spans (`logprobs.content`). */
 export interface TokenLogprob {

@@ -63,6 +63,8 @@ test('bad agents become failed rollouts and metrics; a batch with nothing usable
     maxTokens: 16,
     rolloutTimeoutSeconds: 4,
     rolloutMaxAttempts: 1,
+    // Batch 1 fails whole; by default that ends the run (test/agents/failing-agent.test.ts): here it is skipped.
+    stopAfterFailedRollouts: 0,
     datasetBuilder: {
       batchSize: 7,
       groupSize: 2,

@@ -1,5 +1,5 @@
-// Issue 23 item 6: runners say which agent they run and take only rollouts of runs naming that agent. As a new user
-// met it: runners of a previous agent still polling the store served half of the next run's first batch. Here the
+// Runners say which agent they run and take only rollouts of runs naming that agent. Without that, runners of a
+// previous agent still polling the store serve half of the next run's first batch. Here the
 // store's dequeue routes by agent (and by key prefix, for agent-workflow runs), and a real run naming an agent that
 // only another agent's runners serve waits, says so in `status`, and is trained by its own runners alone.
 import { test } from 'node:test';

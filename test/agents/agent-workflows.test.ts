@@ -1,4 +1,4 @@
-// Agent workflows as rollouts (issue 23): unchanged `@temporalio/ai-sdk` agent workflows (agents/examples/ai-sdk/)
+// Agent workflows as rollouts: unchanged `@temporalio/ai-sdk` agent workflows (agents/examples/ai-sdk/)
 // on their own worker process, whose only change is the training provider, are trained by real runs (Temporal,
 // worker, store, proxy, the local trainer's bigram engine, whose context holds the tools' declarations). What is
 // checked comes from where it happened: the agent workflows' own Temporal histories (each model call the plugin
@@ -64,6 +64,8 @@ after(async () => {
 function config(name: string, agentWorkflow: RunConfigInput['agentWorkflow'], tasks: unknown[], over: Partial<RunConfigInput> = {}): RunConfig {
   return localRunConfig(stack, dataDir, `agentwf-${name}`, {
     modelName: 'local/bigram',
+    // The hello agent declares a tool: role_colon_tools shows it (the cookbook's role_colon has no tool format).
+    rendererName: 'role_colon_tools',
     maxTokens: 16,
     evalEvery: 0,
     saveEvery: 0,

@@ -1,4 +1,4 @@
-// Issue 23 item 6: the runner library is a package an agent's own repository installs (packages/agents/): built,
+// The runner library is a package an agent's own repository installs (packages/agents/): built,
 // packed, installed into a fresh project from the tarball, type-checked there through its `exports` and types, and
 // run: its runner, naming its agent, serves a rollout of a store routed to that agent.
 import { test } from 'node:test';

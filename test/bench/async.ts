@@ -50,7 +50,8 @@ import { readJsonl, runPaths } from '../../records/run-files';
 import { baseDir, loadOrBuildBase, recipeFor, recipeHash } from '../../trainer/model/base-models';
 import { readMeta } from '../../trainer/model/checkpoint';
 import type { trainingRun } from '../../workflows/training-run';
-import { pipelineDepthOf } from '../../shared/async-groups';
+import { ASYNC_DEFAULTS } from '../../config/run-config';
+import { StoreClient } from '../../store/client';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODEL = 'local/tiny-hello';
@@ -65,9 +66,8 @@ const { values: v } = parseArgs({
     runners: { type: 'string', default: '64' },
     target: { type: 'string', default: '0.8' },
     window: { type: 'string', default: '3' },
-    // The long-tail settings docs/async.md recommends: K wide enough that a straggler is rarely due before it
-    // finishes, the default pipelineDepth (1) for low typical staleness, concurrency twice the runners.
-    'max-off-policy': { type: 'string', default: '6' },
+    // Unset: the run config's defaults (`"async": {}`, config/run-config.ts ASYNC_DEFAULTS); concurrency twice the runners.
+    'max-off-policy': { type: 'string' },
     'pipeline-depth': { type: 'string' },
     concurrency: { type: 'string', default: '128' },
     'learning-rate': { type: 'string' },
@@ -77,6 +77,7 @@ const { values: v } = parseArgs({
     out: { type: 'string', default: 'docs/async-bench.md' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'skip-sync': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
   strict: true,
@@ -108,14 +109,16 @@ const STEPS = num('steps', (x) => Number.isInteger(x) && x >= 1, 'a positive int
 const RUNNERS = num('runners', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 const TARGET = num('target', Number.isFinite, 'a number');
 const WINDOW = num('window', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
-const MAX_OFF_POLICY = num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
+/** K as told (--max-off-policy), else null: the async arms send no maxStepsOffPolicy and get the run config's. */
+const MAX_OFF_POLICY_TOLD = v['max-off-policy'] === undefined ? null : num('max-off-policy', (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer');
+const MAX_OFF_POLICY = MAX_OFF_POLICY_TOLD ?? ASYNC_DEFAULTS.maxStepsOffPolicy;
 /** Rollouts in flight, both arms. A sync batch of 64 rollouts is not changed by more than 64. */
 const CONCURRENCY = num('concurrency', (x) => Number.isInteger(x) && x >= 1, 'a positive integer');
 /** Both arms' learning rate; unset = the example's (3e-3). */
 const LEARNING_RATE = v['learning-rate'] === undefined ? null : num('learning-rate', (x) => x > 0 && x < 1, 'a learning rate between 0 and 1');
 /** The example's own config (plain data; the URLs do not matter here): its learning rate and seed are the defaults. */
 const exampleConfig = () => EXAMPLES['hello-longtail']!.config({ storeUrl: '', trainerUrl: '', proxyPort: 0, logPath: '' });
-/** pace's pipelineDepth; unset = the run config's default. */
+/** pace's pipelineDepth; unset = the run config's default, min(ASYNC_DEFAULTS.pipelineDepth, K). */
 const PIPELINE_DEPTH = v['pipeline-depth'] === undefined ? null : num('pipeline-depth', (x) => Number.isInteger(x) && x >= 0 && x <= MAX_OFF_POLICY, `an integer from 0 to --max-off-policy (${MAX_OFF_POLICY})`);
 /** Run seeds (the dataset order, each rollout's delay, the model's init): every arm runs once per seed. */
 const SEEDS = v.seeds === undefined ? [exampleConfig().datasetBuilder.seed ?? 42] : list('seeds', null).map((x) => {
@@ -168,6 +171,11 @@ interface ModeResult {
   logPath: string;
   /** The loss as configured (the schema's default for the mode when not set). */
   loss?: string;
+  /** The async config the run got, its defaults filled in. */
+  asyncResolved?: unknown;
+  /** /proc/loadavg (1, 5, 15 min) as the run started and as it ended. */
+  loadStart: string;
+  loadEnd?: string;
 }
 
 const t0 = Date.now();
@@ -206,7 +214,10 @@ function configFor(stack: Stack, arm: Arm, runName: string, logPath: string): Ru
     concurrency: CONCURRENCY,
     ...(LEARNING_RATE === null ? {} : { learningRate: LEARNING_RATE }),
     datasetBuilder: { ...base.datasetBuilder, ...datasetFor(base.datasetBuilder.trainDataset ?? [], batchSize), seed: arm.seed },
-    ...(arm.mode === 'async' ? { async: { maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: batchSize, staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } } : {}),
+    // Async: only what the command line told; the rest is the run config's defaults (groupsPerBatch = batchSize).
+    ...(arm.mode === 'async'
+      ? { async: { ...(MAX_OFF_POLICY_TOLD === null ? {} : { maxStepsOffPolicy: MAX_OFF_POLICY_TOLD }), staleRule: arm.rule, ...(arm.rule === 'pace' && PIPELINE_DEPTH !== null ? { pipelineDepth: PIPELINE_DEPTH } : {}) } }
+      : {}),
   };
 }
 
@@ -239,7 +250,8 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   const runName = `bench-${arm.medianMs}-${arm.loss}-s${arm.seed}-${mode}${arm.rule ? `-${arm.rule}` : ''}-${taskQueue.slice(-8)}`.replace(/_/g, '-');
   const logPath = path.join(dataDir, 'runs', runName);
   const metricsFile = runPaths(logPath).metrics;
-  const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath });
+  const loadStart = loadAverage();
+  const empty = (error: string): ModeResult => ({ mode, arm, runName, error, points: [], totalSeconds: NaN, logPath, loadStart, loadEnd: loadAverage() });
   let cfg;
   try {
     cfg = validateRunConfig(configFor(stack, arm, runName, logPath), `${mode} config`);
@@ -251,7 +263,7 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
   const d = cfg.datasetBuilder;
   const numBatches = Math.floor((d.trainDataset?.length ?? 0) / d.batchSize) * d.nEpochs;
   const loss = String((cfg as { lossFn?: unknown }).lossFn ?? 'default');
-  log(`${mode}: started ${run.workflowId} (${numBatches} steps at most, loss ${loss}, logs under ${logPath})`);
+  log(`${mode}: started ${run.workflowId} (${numBatches} steps at most, loss ${loss}${cfg.async ? `, async ${JSON.stringify(cfg.async)}` : ''}, logs under ${logPath}; load ${loadStart})`);
   const handle = run.handle as WorkflowHandle<typeof trainingRun>;
 
   const seenAt = new Map<number, number>();
@@ -316,6 +328,9 @@ async function runMode(stack: Stack, client: Client, taskQueue: string, dataDir:
     reachedSingle: firstAt((p) => p.reward !== null && p.reward >= TARGET),
     logPath,
     loss,
+    asyncResolved: cfg.async ?? undefined,
+    loadStart,
+    loadEnd: loadAverage(),
   };
 }
 
@@ -340,6 +355,29 @@ function firstSampleDelays(numGroups: number, groupSize: number, seed: number, m
   );
 }
 
+/**
+ * The runners' time per rollout of a run, measured: the mean of end - start of each succeeded rollout's latest attempt
+ * (dequeued to finished, as the store stamps them), with how many there were.
+ */
+async function rolloutSecondsOf(storeUrl: string, runName: string): Promise<{ mean: number; n: number }> {
+  const store = new StoreClient(storeUrl);
+  const xs: number[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const page = await store.queryRollouts({ idempotency_key_prefix: `${runName}@`, limit: 1000, offset }, { timeoutMs: 30_000 });
+    for (const r of page.items) {
+      const a = (r as { attempt?: { start_time: number; end_time: number | null; status: string } }).attempt;
+      if (a && a.status === 'succeeded' && a.end_time !== null) xs.push(a.end_time - a.start_time);
+    }
+    if (page.items.length < 1000) break;
+  }
+  return { mean: mean(xs), n: xs.length };
+}
+
+const median = (xs: number[]) => {
+  const ys = [...xs].sort((a, b) => a - b);
+  return ys.length === 0 ? NaN : ys.length % 2 ? ys[(ys.length - 1) / 2]! : (ys[ys.length / 2 - 1]! + ys[ys.length / 2]!) / 2;
+};
+
 /** Group keys each step trained (its step record, in the store's run records). */
 async function trainedKeys(storeUrl: string, runName: string): Promise<string[]> {
   return (await stepRecordsOf(storeUrl, runName)).flatMap((r) => r.groups ?? []);
@@ -358,6 +396,18 @@ export interface ArmFigures {
   stepAtTarget: number | null;
   /** Steps to the target x mean time/train: the wall time had the trainer never waited. */
   ideal: number | null;
+  /** Median time/train over the run's steps. */
+  trainMedian: number;
+  /** Runner seconds per rollout (mean over the run's succeeded attempts) and the fleet's rollouts/s: runners / that. */
+  rolloutSeconds: number;
+  fleetRate: number;
+  /** Steps to the target x max(median time/train, one step's rollouts / fleetRate): no loop can beat it. */
+  floor: number | null;
+  /** Wall to the target / floor. */
+  floorRatio: number | null;
+  /** /proc/loadavg at the arm's start and end. */
+  loadStart: string;
+  loadEnd: string;
   secondsPerStep: number;
   trainSecondsPerStep: number;
   idleFrac: number;
@@ -401,6 +451,12 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
   const stale = pts.map((p) => numberOf(p.row, 'async/staleness_max')).filter((x): x is number => x !== null);
   const colSum = (k: string) => pts.reduce((a, p) => a + (numberOf(p.row, k) ?? 0), 0);
   const trainedGroups = colSum('async/groups_trained');
+  const trainMedian = median(pts.map((p) => numberOf(p.row, 'time/train')).filter((x): x is number => x !== null));
+  const rollouts = pts.length > 0 ? await rolloutSecondsOf(storeUrl, r.runName).catch(() => ({ mean: NaN, n: 0 })) : { mean: NaN, n: 0 };
+  const fleetRate = RUNNERS / rollouts.mean;
+  const perStep = exampleConfig().datasetBuilder.batchSize * (exampleConfig().datasetBuilder.groupSize ?? 1);
+  const floorStep = Math.max(trainMedian, perStep / fleetRate);
+  const floor = stepsTo !== null && Number.isFinite(floorStep) ? stepsTo * floorStep : null;
   return {
     medianMs: r.arm.medianMs,
     loss: r.arm.loss,
@@ -411,6 +467,13 @@ async function figuresOf(r: ModeResult, storeUrl: string): Promise<ArmFigures> {
     toTarget: r.reached?.wall ?? null,
     stepAtTarget: r.reached?.step ?? null,
     ideal: stepsTo !== null && Number.isFinite(train) ? stepsTo * train : null,
+    trainMedian,
+    rolloutSeconds: rollouts.mean,
+    fleetRate,
+    floor,
+    floorRatio: floor !== null && r.reached ? r.reached.wall / floor : null,
+    loadStart: r.loadStart,
+    loadEnd: r.loadEnd ?? '-',
     secondsPerStep: colMean('time/total') ?? NaN,
     trainSecondsPerStep: train,
     idleFrac: idleFraction(pts),
@@ -461,10 +524,16 @@ function speedupOverSeeds(all: ArmFigures[], a: Pick<ArmFigures, 'medianMs' | 'l
   return mean(sync as number[]) / mean(other as number[]);
 }
 
+/** Mean wall to the target / mean floor over the arms given (null when one did not reach it). */
+function floorRatioOfMeans(xs: ArmFigures[]): number | null {
+  if (xs.length === 0 || xs.some((x) => x.toTarget === null || x.floor === null)) return null;
+  return mean(xs.map((x) => x.toTarget!)) / mean(xs.map((x) => x.floor!));
+}
+
 /** With several seeds: per tail, loss and async rule, the mean walls and their ratio. */
 function seedSummary(all: ArmFigures[]): string[] {
   if (SEEDS.length < 2) return [];
-  const lines = [`Over seeds ${SEEDS.join(', ')} (mean wall s to ${TARGET}; a seed that did not reach it leaves the ratio out):`, '', '| median | loss | arm | mean wall s, sync | mean wall s, async | speedup of the means | per seed |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const lines = [`Over seeds ${SEEDS.join(', ')} (mean wall s to ${TARGET}; a seed that did not reach it leaves the ratio out):`, '', '| median | loss | arm | mean wall s, sync | mean wall s, async | speedup of the means | mean wall / mean floor, async (sync) | per seed |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
   const keys = [...new Set(all.filter((a) => a.arm !== 'sync').map((a) => `${a.medianMs}|${a.loss}|${a.arm}`))];
   for (const k of keys) {
     const [ms, loss, arm] = k.split('|') as [string, string, string];
@@ -472,25 +541,35 @@ function seedSummary(all: ArmFigures[]): string[] {
     const m = (xs: ArmFigures[]) => (xs.every((x) => x.toTarget !== null) ? fx(mean(xs.map((x) => x.toTarget!))) : '-');
     const ratio = speedupOverSeeds(all, { medianMs: Number(ms), loss, arm });
     const per = of(arm).map((x) => `${x.seed}: ${speedup(all, x)?.toFixed(2).concat('x') ?? '-'}`).join(', ');
-    lines.push(`| ${Number(ms) / 1000} s | ${loss} | ${arm} | ${m(of('sync'))} | ${m(of(arm))} | ${ratio === null ? '-' : `${ratio.toFixed(2)}x`} | ${per} |`);
+    const fr = (xs: ArmFigures[]) => fx(floorRatioOfMeans(xs), 2);
+    lines.push(`| ${Number(ms) / 1000} s | ${loss} | ${arm} | ${m(of('sync'))} | ${m(of(arm))} | ${ratio === null ? '-' : `${ratio.toFixed(2)}x`} | ${fr(of(arm))} (${fr(of('sync'))}) | ${per} |`);
   }
   return [...lines, ''];
 }
 
 function table(all: ArmFigures[]): string[] {
   const lines = [
-    `| median | loss | ${SEEDS.length > 1 ? 'seed | ' : ''}arm | wall s to ${TARGET} (step) | ideal s | speedup | s/step (train) | idle | final mean${WINDOW} | staleness mean / max | groups past K | rollouts wasted | slow groups trained as sampled |`,
-    `| --- | --- | ${SEEDS.length > 1 ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| median | loss | ${SEEDS.length > 1 ? 'seed | ' : ''}arm | wall s to ${TARGET} (step) | floor s | wall / floor | ideal s | speedup | s/step (train; median) | s/rollout (fleet/s) | idle | final mean${WINDOW} | staleness mean / max | groups past K | rollouts wasted | slow groups trained as sampled | load at start / end |`,
+    `| --- | --- | ${SEEDS.length > 1 ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ];
   for (const a of all) {
     const sp = a.arm === 'sync' ? null : speedup(all, a);
     lines.push(
-      `| ${a.medianMs / 1000} s | ${a.loss} | ${SEEDS.length > 1 ? `${a.seed} | ` : ''}${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.ideal)} | ` +
-        `${sp === null ? '-' : `${sp.toFixed(2)}x`} | ${fx(a.secondsPerStep, 2)} (${fx(a.trainSecondsPerStep, 2)}) | ${fx(a.idleFrac, 2)} | ${fx(a.finalReward, 2)} | ` +
-        `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.pastBoundFrac)} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} |`,
+      `| ${a.medianMs / 1000} s | ${a.loss} | ${SEEDS.length > 1 ? `${a.seed} | ` : ''}${a.arm}${a.error ? ` (${a.error})` : ''} | ${a.toTarget === null ? 'not reached' : `${fx(a.toTarget)} (${a.stepAtTarget})`} | ${fx(a.floor)} | ${fx(a.floorRatio, 2)} | ${fx(a.ideal)} | ` +
+        `${sp === null ? '-' : `${sp.toFixed(2)}x`} | ${fx(a.secondsPerStep, 2)} (${fx(a.trainSecondsPerStep, 2)}; ${fx(a.trainMedian, 2)}) | ${fx(a.rolloutSeconds, 2)} (${fx(a.fleetRate, 1)}) | ${fx(a.idleFrac, 2)} | ${fx(a.finalReward, 2)} | ` +
+        `${a.arm === 'sync' ? '0 / 0' : `${fx(a.stalenessMean, 2)} / ${fx(a.stalenessMax, 0)}`} | ${pct(a.pastBoundFrac)} | ${pct(a.wastedFrac)} | ${pct(a.slowTrainedFrac)} | ${a.loadStart} / ${a.loadEnd} |`,
     );
   }
   return lines;
+}
+
+/** What the async arms ran with: told on the command line, or the run config's defaults, said as such. */
+function asyncHeader(): string {
+  const told = MAX_OFF_POLICY_TOLD !== null || PIPELINE_DEPTH !== null;
+  const k = MAX_OFF_POLICY_TOLD === null ? `\`maxStepsOffPolicy\` ${MAX_OFF_POLICY} (the run config's default)` : `\`maxStepsOffPolicy\` ${MAX_OFF_POLICY} (--max-off-policy)`;
+  const d = PIPELINE_DEPTH === null ? `\`pipelineDepth\` ${Math.min(ASYNC_DEFAULTS.pipelineDepth, MAX_OFF_POLICY)} (the run config's default; pace)` : `\`pipelineDepth\` ${PIPELINE_DEPTH} (--pipeline-depth; pace)`;
+  const b = `\`groupsPerBatch\` ${exampleConfig().datasetBuilder.batchSize} (the default: the batch size)`;
+  return `${told ? 'the run config\'s defaults except as told' : '`"async": {}` plus the rule: the run config\'s defaults'}: ${k}, ${d}, ${b}`;
 }
 
 function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline: string, meta: { commit: string; machine: string; command: string; started: Date; seconds: number }): string {
@@ -501,8 +580,9 @@ function report(all: ArmFigures[], curvesByTail: Map<number, string[]>, headline
     'Timings on a loaded machine are not comparable with a quiet one: the trainer then competes for the cores sampling leaves idle.',
     '',
     `The hello task with \`hello-longtail\` (a seeded log-normal delay per rollout, p99 = 10 x median), ${RUNNERS} runners, \`concurrency\` ${CONCURRENCY} and learning rate ${LEARNING_RATE ?? exampleConfig().learningRate} in both modes, up to ${STEPS} steps` +
-      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: \`maxStepsOffPolicy\` ${MAX_OFF_POLICY}, \`pipelineDepth\` ${PIPELINE_DEPTH ?? `${pipelineDepthOf({ maxStepsOffPolicy: MAX_OFF_POLICY, groupsPerBatch: 16 })} (the default)`} (pace),` +
-      ' `groupsPerBatch` 16. Each loss runs in both modes. Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
+      `${v.full ? '' : ' (each run stopped once at the target)'}; target: train reward ${TARGET}, mean of the last ${WINDOW} steps. Async: ${asyncHeader()}. Each loss runs in both modes.` +
+      ' Every figure is computed the same way for every arm: idle = sum(time/total - time/train) / sum(time/total);' +
+      ' floor = steps to the target x max(median time/train, one step\'s 64 rollouts / the fleet\'s rollouts per second), the fleet\'s rate being runners / mean runner seconds per rollout (each succeeded attempt\'s end - start, from the store): no loop, sync or async, can reach the target faster at those step counts;' +
       ' ideal = steps to the target x mean time/train (the wall time had the trainer never waited); staleness as the proxy served each group (the spans);' +
       ' groups past K = trained groups served from more than maxStepsOffPolicy steps behind / groups trained (only `late` allows any);' +
       ' rollouts wasted = groups sent back or dropped as stale / groups started; slow groups = the 10 % of the dataset groups the run reached whose slowest' +
@@ -530,19 +610,21 @@ async function main(): Promise<number> {
   const treeAtStart = treeState();
   const all: ArmFigures[] = [];
   const curvesByTail = new Map<number, string[]>();
+  say(`async bench: async arms with ${asyncHeader().replace(/`/g, '')}; concurrency ${CONCURRENCY}; load ${loadBefore}`);
   say(`async bench: medians ${MEDIANS.join(', ')} ms, losses ${LOSSES.join(', ')}, async rules ${RULES.join(', ')}; ${RUNNERS} runners, up to ${STEPS} steps, target ${TARGET} (mean of ${WINDOW})`);
   for (const medianMs of MEDIANS) {
-    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [{ medianMs, loss, seed, mode: 'sync' as const }, ...RULES.map((rule) => ({ medianMs, loss, seed, mode: 'async' as const, rule }))]));
+    const arms: Arm[] = LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [...(v['skip-sync'] ? [] : [{ medianMs, loss, seed, mode: 'sync' as const }]), ...RULES.map((rule) => ({ medianMs, loss, seed, mode: 'async' as const, rule }))]));
     const results = await runTail(medianMs, arms);
     for (const r of results) {
       all.push(r.figures);
-      say(`${medianMs} ms ${r.arm.loss} seed ${r.arm.seed} ${armName(r.arm)}: ${JSON.stringify(r.figures)}`);
+      say(`${medianMs} ms ${r.arm.loss} seed ${r.arm.seed} ${armName(r.arm)}: wall ${fx(r.figures.toTarget)} s, floor ${fx(r.figures.floor)} s (x${fx(r.figures.floorRatio, 2)}), idle ${fx(r.figures.idleFrac, 2)}, load ${r.figures.loadStart} -> ${r.figures.loadEnd}: ${JSON.stringify(r.figures)}`);
     }
     curvesByTail.set(medianMs, LOSSES.flatMap((loss) => SEEDS.flatMap((seed) => [`${loss}${SEEDS.length > 1 ? `, seed ${seed}` : ''}:`, ...curves(results.filter((r) => r.arm.loss === loss && r.arm.seed === seed && r.points.length > 0)), ''])));
   }
   const head = all.find((a) => a.medianMs === HEADLINE.medianMs && a.loss === HEADLINE.loss && a.arm === `async ${HEADLINE.rule}`);
   const ratio = head ? speedupOverSeeds(all, head) : null;
-  const headline = `async speedup to reward ${TARGET}: ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`}`;
+  const headFloor = head ? floorRatioOfMeans(all.filter((a) => a.medianMs === head.medianMs && a.loss === head.loss && a.arm === head.arm)) : null;
+  const headline = `async speedup to reward ${TARGET}: ${ratio === null ? 'n/a' : `${ratio.toFixed(2)}x`} (wall / floor ${headFloor === null ? 'n/a' : headFloor.toFixed(2)}; ${MAX_OFF_POLICY_TOLD === null && PIPELINE_DEPTH === null ? 'the run config\'s async defaults' : 'async settings as told'})`;
   // The code measured is the tree's when the stacks started: said from the start, and if the tree moved meanwhile.
   const treeAtEnd = treeState();
   const commit = treeAtEnd === treeAtStart ? treeAtStart : `${treeAtStart} (the tree was at ${treeAtEnd} by the end)`;

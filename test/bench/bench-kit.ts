@@ -49,7 +49,7 @@ export interface StoreProcess {
 export async function startStoreProcess(sync: 'full' | 'normal' = 'full'): Promise<StoreProcess> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agl-bench-store-'));
   const proc = await startProcess({
-    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir, '--sync', sync],
+    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'gateway/main.ts', '--port', '0', '--data', dir, '--sync', sync],
     cwd: ROOT, readyLine: /store listening on (http:\/\/\S+)/, readyTimeoutMs: 60_000,
   });
   return {

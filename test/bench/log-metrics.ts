@@ -1,6 +1,6 @@
 // What one logMetrics costs as a run gets long: the activity called for steps 0..--steps-1 (a real store process,
 // its database on disk; the report, TensorBoard and W&B offline on), each call timed; prints the median and p90
-// of steps 100-199 and of the last 100 steps. Issue 25: the last 100 should cost what steps 100-199 do.
+// of steps 100-199 and of the last 100 steps. The last 100 should cost what steps 100-199 do.
 //   npm run bench -- log-metrics [--steps 1500] [--json FILE]
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

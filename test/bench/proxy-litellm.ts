@@ -2,7 +2,7 @@
 // sampler (it still renders the messages, tokenizes, samples the script and builds the answer), LiteLLM with
 // `mock_response` (no upstream call). The same chat request over keep-alive connections: 1 client making
 // 2 x --calls calls, then 64 clients making --calls / 4 each.
-// LiteLLM (pinned below; 1.107.0 was a compromised release) is installed into .data/venvs/ on first use.
+// LiteLLM (pinned below; 1.107.0 was a compromised release) is installed into the user's venv cache (test/helpers/python.ts) on first use.
 //   npm run bench -- proxy-litellm [--calls 200] [--json FILE]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

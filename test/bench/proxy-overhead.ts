@@ -66,7 +66,7 @@ async function load(port: number, concurrency: number, pathFor: (i: number) => s
 
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'agl-proxy-bench-'));
-  const store = await startProcess({ name: 'store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir, '--sync', 'normal'], cwd: ROOT, readyLine: /store listening on (http:\/\/\S+)/, readyTimeoutMs: 60_000 });
+  const store = await startProcess({ name: 'store', command: process.execPath, args: ['--import', 'tsx', 'gateway/main.ts', '--port', '0', '--data', dir, '--sync', 'normal'], cwd: ROOT, readyLine: /store listening on (http:\/\/\S+)/, readyTimeoutMs: 60_000 });
   const storeUrl = store.match![1];
   const rows: string[] = [];
   try {

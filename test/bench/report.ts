@@ -3,12 +3,24 @@
 // changes they measure), on this machine, in separate runs.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
+/** The machine's load while one bench ran: /proc/loadavg at its start and end, the 1-minute figure's max and mean. */
+export interface LoadDuring {
+  start: string;
+  end: string;
+  max: number;
+  mean: number;
+  samples: number;
+}
+
 export interface BenchRun {
   id: string;
   command: string;
   seconds: number;
   exitCode: number | null;
   result: any;
+  /** The commit the bench ran at (HEAD when it started). */
+  commit?: string;
+  load?: LoadDuring;
 }
 
 const BEFORE = {
@@ -79,7 +91,8 @@ export function renderReport(x: { runs: BenchRun[]; started: Date; commit: strin
   const section = (id: string, title: string, body: (r: any) => string[], note = '') => {
     const run = x.runs.find((r) => r.id === id);
     if (!run) return [];
-    const head = [`## ${title}`, '', `\`${run.command}\` (${f(run.seconds, 0)} s${run.exitCode === 0 ? '' : `, exit ${run.exitCode}`})`, ''];
+    const where = `${run.commit ? ` at commit ${run.commit}` : ''}${run.load ? `; load (1 min) ${run.load.start.split(' ')[0]} at the start, max ${f(run.load.max, 2)}, mean ${f(run.load.mean, 2)}, ${run.load.end.split(' ')[0]} at the end` : ''}`;
+    const head = [`## ${title}`, '', `\`${run.command}\` (${f(run.seconds, 0)} s${run.exitCode === 0 ? '' : `, exit ${run.exitCode}`}${where})`, ''];
     return [...head, ...(run.result ? body(run.result) : ['The bench failed before reporting; its output above says why.']), ...(note ? ['', note] : []), ''];
   };
   const sc = by.get('proxy-scoped');

@@ -1,4 +1,4 @@
-// A long run at the cheapest settings, to see what grows with its length (issue 25): the smallest model
+// A long run at the cheapest settings, to see what grows with its length: the smallest model
 // (local/tiny-test), one task of two rollouts a step, the trivial hello agent, no evaluation, on a whole stack
 // (Temporal dev server, store, trainer, proxy, worker, runners). Reported at steps 100, every 1,000 and N: each
 // process's resident memory (as it is, and with --gc also after a full garbage collection, gc-probe.ts), the

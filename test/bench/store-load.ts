@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   } else if (values.only !== 'python') {
     const dir = mkdtempSync(path.join(tmpdir(), 'agl-store-bench-'));
     const ts = await startProcess({
-      name: 'ts-store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir, '--sync', values.sync!],
+      name: 'ts-store', command: process.execPath, args: ['--import', 'tsx', 'gateway/main.ts', '--port', '0', '--data', dir, '--sync', values.sync!],
       cwd: ROOT, readyLine: /listening on (http:\/\/\S+)/,
     });
     procs.push(ts);

@@ -1,5 +1,5 @@
-// A run whose store lives on a 2 MiB volume that is filled for a minute in the middle of the run (the Done-when of
-// issue 12), against the same run without the fill. Not part of `npm test` (it takes two minutes, most of it the
+// A run whose store lives on a 2 MiB volume that is filled for a minute in the middle of the run, against
+// the same run without the fill. Not part of `npm test` (it takes two minutes, most of it the
 // minute of full disk; test/store/full-disk.test.ts and the chaos suite's full-disk faults are): run it with
 //   npx tsx test/chaos/full-disk-run.ts [--fill-seconds 60]
 // as root (it mounts a tmpfs). Prints what happened and whether the run ended with the weights it gets without.

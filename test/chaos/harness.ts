@@ -14,7 +14,7 @@ import { BATCH, PHASE } from '../../shared/search-attributes';
 import type { Phase } from '../../shared/run-types';
 import type { trainingRun } from '../../workflows/training-run';
 import type { SmallVolume } from '../helpers/small-volume';
-import { fillDisk, freeze, FROZEN, type Frozen } from './stalls';
+import { fillDisk, freeze, FROZEN, type FreezeOutcome, type Frozen } from './stalls';
 
 export const FAULT_KINDS = [
   'worker during rollouts',
@@ -37,6 +37,11 @@ export type Fault =
 
 /** A freeze at least this long outlasts the chaos stack's liveness limit: the supervisor restarts the process. */
 export const LONG_FREEZE_MS = 14_000;
+/** How much longer a long freeze holds a process the supervisor has not killed yet (a slow liveness probe). */
+export const FREEZE_KILL_GRACE_MS = 5_000;
+/** What each injected freeze did, by its fault. */
+export const freezeOutcomes = new WeakMap<Fault, FreezeOutcome>();
+export const isLongFreeze = (f: Fault): boolean => f.via === 'external' && f.kind === 'freeze' && f.holdMs! >= LONG_FREEZE_MS;
 
 /** What the injectors act on: the stack, and the store's own volume when one could be mounted (full disk). */
 export interface ChaosEnv {
@@ -110,9 +115,9 @@ export function planFaults(seed: number, runs: number, perKind: number, numBatch
         f = { kind, via: 'external', batch: batch(), phase: pick(['collecting rollouts', 'training', 'logging', 'evaluating'] as Phase[]), delayMs: delay(1500) };
         break;
       case 'freeze': {
-        // Every other one long (14-17 s): past the chaos stack's liveness limit (8 s) the supervisor restarts the
-        // process; the short ones (2-6 s) go on where they stopped.
-        const long = kinds.slice(0, i).filter((k) => k === 'freeze').length % 2 === 1;
+        // Every other one long (14-17 s), and the only one when there is one per kind: past the chaos stack's
+        // liveness limit (8 s) the supervisor restarts the process; the short ones (2-6 s) go on where they stopped.
+        const long = kinds.slice(0, i).filter((k) => k === 'freeze').length % 2 === 1 || perKind === 1;
         f = { kind, via: 'external', batch: batch(), phase: pick(['collecting rollouts', 'training', 'evaluating'] as Phase[]), delayMs: delay(1500), target: pick(FROZEN), holdMs: long ? LONG_FREEZE_MS + delay(3000) : 2000 + delay(4000) };
         break;
       }
@@ -154,8 +159,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Kills, restarts, freezes or fills what `f` names. */
 export async function inject({ stack, storeVolume }: ChaosEnv, f: Fault & { via: 'external' }): Promise<void> {
   switch (f.kind) {
-    case 'freeze':
-      return freeze(stack, f.target!, f.holdMs!);
+    case 'freeze': {
+      const long = f.holdMs! >= LONG_FREEZE_MS;
+      const outcome = await freeze(stack, f.target!, f.holdMs!, long ? FREEZE_KILL_GRACE_MS : 0);
+      if (outcome) freezeOutcomes.set(f, outcome);
+      return;
+    }
     case 'full disk':
       if (!storeVolume) throw new Error('a full disk needs the store on a volume of its own');
       return fillDisk(storeVolume, f.holdMs!);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { getRenderer, getTokenizer, toInts } from '../../chat';
-import { pyJsonDumps } from '../../chat/py-json';
+import { pyJsonDumps } from '../../python';
 import { pyCapitalize } from '../../chat/renderers/role-colon';
 
 /** Lone surrogates replaced by U+FFFD (String.prototype.toWellFormed, not in the ES2023 lib typings). */
@@ -58,7 +58,7 @@ test('pyJsonDumps output parses back to the same value', () => {
     fc.property(fc.jsonValue(), (v) => {
       const norm = JSON.parse(JSON.stringify(v)); // -0 and the like, as JSON carries them
       assert.deepEqual(JSON.parse(pyJsonDumps(norm)), norm);
-      assert.deepEqual(JSON.parse(pyJsonDumps(norm, false)), norm);
+      assert.deepEqual(JSON.parse(pyJsonDumps(norm, { ensureAscii: false })), norm);
       assert.ok(/^[\x20-\x7e]*$/.test(pyJsonDumps(norm)), 'ensure_ascii output is printable ASCII');
     }),
     { numRuns: 300 },

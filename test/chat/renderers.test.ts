@@ -1,7 +1,9 @@
 // Exact token ids of representative conversations, pinned in fixtures/expected-ids.json (computed in Python
 // by fixtures/make_expected.py with the HF `tokenizers` package, following the Dec-2025 cookbook). The renderers
 // now follow tinker-cookbook 0.6.1 (checked against it by test/chat/parity.test.ts); the cases 0.6.1 renders
-// differently are listed with why, and must differ from the Dec-2025 ids.
+// differently are listed with why and with the edit that turns the Dec-2025 text into 0.6.1's, written here from
+// the cookbook's rules rather than from our renderers. Those cases must render exactly the edited text, in the ids
+// the tokenizer gives for it (the pinned cases show that tokenizing the whole text gives the renderers' ids).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -22,15 +24,29 @@ interface Case {
 
 const cases = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'expected-ids.json'), 'utf8')) as Case[];
 
-const CHANGED_IN_0_6_1: Record<string, string> = {
-  'qwen3_instruct/tool_calls': 'tool results are user turns in <tool_response>; calls write "arguments", not "args"',
-  'qwen3/tool_calls': 'no <think> prefill in the header; the produced turn gets the empty think frame; tool results in <tool_response>',
-  'qwen3/system_user': 'the generation prompt ends at "<|im_start|>assistant\\n" (no "<think>\\n" prefill)',
-  'qwen3/multi_turn': 'no <think> prefill in headers',
-  'qwen3/thinking_history': 'string content keeps its think block in history (only thinking parts are stripped)',
-  'qwen3_disable_thinking/thinking_history': 'string content keeps its think block in history (only thinking parts are stripped)',
-  'qwen3_instruct/system_user+tools': 'tool declarations are json.dumps with ensure_ascii (°C as \\u00b0C)',
-  'qwen3_instruct/user_only+tools': 'tool declarations are json.dumps with ensure_ascii',
+/** Qwen3's 0.6.1 tool turns: calls write "arguments"; a result is a user turn wrapped in <tool_response>. */
+const qwenToolTurns = (t: string): string =>
+  t.replace(/"args": /g, '"arguments": ').replace(/<\|im_start\|>tool\n([\s\S]*?)<\|im_end\|>/g, '<|im_start|>user\n<tool_response>\n$1\n</tool_response><|im_end|>');
+/** Qwen3 (thinking) 0.6.1: no "<think>\n" prefill after an assistant header, in history or at the end. */
+const noThinkPrefill = (t: string): string => t.replace(/<\|im_start\|>assistant\n<think>\n(?!\n<\/think>)/g, '<|im_start|>assistant\n');
+/** 0.6.1 keeps a string content's think block in history: the stripped "It is 4." turn gets its whole content back. */
+const thinkKept = (t: string, c: Case): string => {
+  const content = c.messages.find((m) => m.role === 'assistant')!.content as string;
+  const stripped = content.split('</think>')[1].trimStart();
+  return t.replace(`<|im_start|>assistant\n${stripped}<|im_end|>`, `<|im_start|>assistant\n${content}<|im_end|>`);
+};
+/** json.dumps with ensure_ascii: the one non-ASCII character in the tool declaration, escaped. */
+const ensureAscii = (t: string): string => t.replace(/°/g, '\\u00b0');
+
+const CHANGED_IN_0_6_1: Record<string, [why: string, edit: (decText: string, c: Case) => string]> = {
+  'qwen3_instruct/tool_calls': ['tool results are user turns in <tool_response>; calls write "arguments", not "args"', qwenToolTurns],
+  'qwen3/tool_calls': ['no <think> prefill in the headers; tool results in <tool_response>; calls write "arguments"', (t) => noThinkPrefill(qwenToolTurns(t))],
+  'qwen3/system_user': ['the generation prompt ends at "<|im_start|>assistant\\n" (no "<think>\\n" prefill)', noThinkPrefill],
+  'qwen3/multi_turn': ['no <think> prefill in headers', noThinkPrefill],
+  'qwen3/thinking_history': ['string content keeps its think block in history (only thinking parts are stripped); no <think> prefill', (t, c) => thinkKept(noThinkPrefill(t), c)],
+  'qwen3_disable_thinking/thinking_history': ['string content keeps its think block in history (only thinking parts are stripped)', thinkKept],
+  'qwen3_instruct/system_user+tools': ['tool declarations are json.dumps with ensure_ascii (°C as \\u00b0C)', ensureAscii],
+  'qwen3_instruct/user_only+tools': ['tool declarations are json.dumps with ensure_ascii', ensureAscii],
 };
 
 for (const c of cases) {
@@ -41,7 +57,11 @@ for (const c of cases) {
     const renderer = getRenderer(c.renderer, tok);
     const ids = toInts(renderer.buildGenerationPrompt(c.tools ? withToolDeclarations(renderer, c.messages, c.tools) : c.messages));
     if (changed) {
-      assert.notDeepEqual(ids, c.ids, changed);
+      const [why, edit] = changed;
+      const text = edit(c.text, c);
+      assert.notEqual(text, c.text, `the edit for ${key} changes nothing`);
+      assert.equal(tok.decode(ids), text, why);
+      assert.deepEqual(ids, tok.encode(text), why);
       return;
     }
     assert.deepEqual(ids, c.ids);

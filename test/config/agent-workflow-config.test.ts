@@ -1,4 +1,4 @@
-// The run config's rollout sources (issue 23): `agent` and `agentWorkflow`, each mistake a clear line with its path.
+// The run config's rollout sources: `agent` and `agentWorkflow`, each mistake a clear line with its path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateRunConfig } from '../../config/load';
@@ -21,8 +21,8 @@ test('agentWorkflow and agent: defaults, and each mistake said with its path', (
 
   assert.match(problems({ agentWorkflow: { type: 'x', taskQueue: 'q' }, agent: 'a' }), /agentWorkflow: an agent workflow serves the rollouts: give agentWorkflow, agent or aglController, not several/);
   assert.match(problems({ agentWorkflow: { type: 'x', taskQueue: 'q' }, rolloutTimeoutSeconds: null }), /rolloutTimeoutSeconds: agent workflows need a rollout timeout/);
-  assert.match(problems({ agentWorkflow: { type: 'has space', taskQueue: 'q' } }), /agentWorkflow\.type: a workflow or activity type name/);
+  assert.match(problems({ agentWorkflow: { type: 'has space', taskQueue: 'q' } }), /agentWorkflow\.type: must be a workflow or activity type name/);
   assert.match(problems({ agentWorkflow: { type: 'x' } }), /agentWorkflow\.taskQueue/);
   assert.match(problems({ agentWorkflow: { type: 'x', taskQueue: 'q', taskqueue: 'q' } }), /taskqueue/);
-  assert.match(problems({ agent: 'two words' }), /agent: letters, digits/);
+  assert.match(problems({ agent: 'two words' }), /agent: must be letters, digits/);
 });

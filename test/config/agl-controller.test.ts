@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '../../config/errors';
 import { validateRunConfig } from '../../config/load';
-import { launchMetadata } from '../../store/gateway/launch';
+import { launchMetadata } from '../../gateway/launch';
 
 const minimal = {
   learningRate: 1e-5,

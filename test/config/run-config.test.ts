@@ -7,6 +7,7 @@ import path from 'node:path';
 import { localTrainerNotes } from '../../cli/config-check';
 import { ConfigError } from '../../config/errors';
 import { loadRunConfigFile, validateRunConfig } from '../../config/load';
+import { ASYNC_DEFAULTS } from '../../config/run-config';
 
 const minimal = {
   learningRate: 1e-5,
@@ -58,8 +59,8 @@ test('a wrong type, an out-of-range value and a misspelt key give three errors n
     (err: unknown) => {
       assert.ok(err instanceof ConfigError);
       assert.equal(err.problems.length, 3, err.message);
-      assert.match(err.problems.join('\n'), /^learningRate: .*expected number/m);
-      assert.match(err.problems.join('\n'), /^datasetBuilder\.groupSize: .*>=1/m);
+      assert.match(err.problems.join('\n'), /^learningRate: must be a number/m);
+      assert.match(err.problems.join('\n'), /^datasetBuilder\.groupSize: must be at least 1/m);
       assert.match(err.problems.join('\n'), /^lerningRate: unknown key/m);
       return true;
     },
@@ -118,7 +119,7 @@ const asyncOn = { maxStepsOffPolicy: 2, groupsPerBatch: 8 };
 
 test('lossFn takes every RL loss of the Tinker API the local trainer has; others are refused', () => {
   for (const lossFn of ['importance_sampling', 'ppo', 'cispo', 'dro'] as const) assert.equal(validateRunConfig({ ...minimal, lossFn }).lossFn, lossFn);
-  for (const lossFn of ['cross_entropy', 'gspo', 'PPO']) assert.match(problemsOf({ lossFn }).join('\n'), /^lossFn: .*"importance_sampling"\|"ppo"\|"cispo"\|"dro"/m, lossFn);
+  for (const lossFn of ['cross_entropy', 'gspo', 'PPO']) assert.match(problemsOf({ lossFn }).join('\n'), /^lossFn: must be one of "importance_sampling", "ppo", "cispo", "dro", not the text /m, lossFn);
 });
 
 test('lossFn defaults to importance_sampling, and to ppo (a clipped loss) when async is set; explicit wins', () => {
@@ -135,23 +136,35 @@ test('lossFn defaults to importance_sampling, and to ppo (a clipped loss) when a
 
 test('async: null by default; the cookbook\'s AsyncConfig fields, checked', () => {
   assert.equal(validateRunConfig(minimal).async, null);
-  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 0, groupsPerBatch: 1 } }).async, { maxStepsOffPolicy: 0, groupsPerBatch: 1, pipelineDepth: null, staleRule: 'pace' });
+  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 0, groupsPerBatch: 1 } }).async, { maxStepsOffPolicy: 0, groupsPerBatch: 1, pipelineDepth: 0, staleRule: 'pace' });
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, pipelineDepth: 2 } }), [
     'async.pipelineDepth: must not be above maxStepsOffPolicy (1): no group may be more steps behind than that',
   ]);
-  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, staleRule: 'drop' } }).join('\n'), /^async\.staleRule: .*"pace"\|"resample"\|"late"/m);
+  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1, groupsPerBatch: 4, staleRule: 'drop' } }).join('\n'), /^async\.staleRule: must be one of "pace", "resample", "late", not the text "drop"/m);
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 2, groupsPerBatch: 4, pipelineDepth: 1, staleRule: 'late' } }), [
     "async.pipelineDepth: applies to staleRule 'pace' only; with 'late' sampling runs maxStepsOffPolicy steps ahead",
   ]);
   assert.equal(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 2, groupsPerBatch: 4, staleRule: 'late' } }).async!.staleRule, 'late');
   assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: -1, groupsPerBatch: 0 } }), [
-    'async.maxStepsOffPolicy: Too small: expected number to be >=0',
-    'async.groupsPerBatch: Too small: expected number to be >=1',
+    'async.maxStepsOffPolicy: must be at least 0, not -1',
+    'async.groupsPerBatch: must be at least 1, not 0',
   ]);
-  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1.5, groupsPerBatch: 4 } }).join('\n'), /^async\.maxStepsOffPolicy: .*int/m);
-  assert.match(problemsOf({ async: { groupsPerBatch: 4 } }).join('\n'), /^async\.maxStepsOffPolicy: /m);
+  assert.match(problemsOf({ async: { maxStepsOffPolicy: 1.5, groupsPerBatch: 4 } }).join('\n'), /^async\.maxStepsOffPolicy: must be a whole number, not 1\.5/m);
   assert.match(problemsOf({ async: true }).join('\n'), /^async: /m);
   assert.deepEqual(problemsOf({ async: { ...asyncOn, lossFn: 'ppo' } }), ['async.lossFn: unknown key (did you mean "lossFn (at the top level)"?)']);
+});
+
+test('"async": {} is a valid async config: the defaults filled in when validated, so the workflow gets numbers', () => {
+  assert.deepEqual(validateRunConfig({ ...minimal, async: {} }).async, { maxStepsOffPolicy: 6, groupsPerBatch: 32, pipelineDepth: 2, staleRule: 'pace' });
+  assert.deepEqual(ASYNC_DEFAULTS, { maxStepsOffPolicy: 6, pipelineDepth: 2 });
+  // pipelineDepth's default never exceeds K; given values are kept; 'late' and 'resample' take no pipelineDepth.
+  assert.equal(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 1 } }).async!.pipelineDepth, 1);
+  assert.equal(validateRunConfig({ ...minimal, async: { pipelineDepth: null } }).async!.pipelineDepth, 2);
+  assert.deepEqual(validateRunConfig({ ...minimal, async: { maxStepsOffPolicy: 3, pipelineDepth: 3, groupsPerBatch: 8 } }).async, { maxStepsOffPolicy: 3, groupsPerBatch: 8, pipelineDepth: 3, staleRule: 'pace' });
+  assert.deepEqual(validateRunConfig({ ...minimal, async: { staleRule: 'late' } }).async, { maxStepsOffPolicy: 6, groupsPerBatch: 32, pipelineDepth: null, staleRule: 'late' });
+  assert.deepEqual(problemsOf({ async: { maxStepsOffPolicy: 1, pipelineDepth: 2 } }), [
+    'async.pipelineDepth: must not be above maxStepsOffPolicy (1): no group may be more steps behind than that',
+  ]);
 });
 
 test('async needs a rollout timeout, so a rollout that never finishes cannot stall the run', () => {
@@ -183,8 +196,8 @@ test('lossFnConfig: null by default; finite numbers under the keys the chosen lo
   assert.deepEqual(problemsOf({ lossFn: 'cispo', lossFnConfig: { clip_low_threshold: 2, clip_high_threshold: 1 } }), [
     'lossFnConfig.clip_low_threshold: must not be above clip_high_threshold (1)',
   ]);
-  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: { beta: '0.1' } }).join('\n'), /^lossFnConfig\.beta: .*expected number/m);
-  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: [0.1] }).join('\n'), /^lossFnConfig: .*expected record/m);
+  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: { beta: '0.1' } }).join('\n'), /^lossFnConfig\.beta: must be a number/m);
+  assert.match(problemsOf({ lossFn: 'dro', lossFnConfig: [0.1] }).join('\n'), /^lossFnConfig: must be an object/m);
 });
 
 test('misspelt and cookbook-named keys of the new settings get a suggestion', () => {
@@ -195,8 +208,6 @@ test('misspelt and cookbook-named keys of the new settings get a suggestion', ()
   ]);
   assert.deepEqual(problemsOf({ asyncConfig: asyncOn }), ['asyncConfig: unknown key (did you mean "async"?)']);
   assert.deepEqual(problemsOf({ async: { max_steps_off_policy: 1, groups_per_batch: 4 } }), [
-    'async.maxStepsOffPolicy: Invalid input: expected number, received undefined',
-    'async.groupsPerBatch: Invalid input: expected number, received undefined',
     'async.max_steps_off_policy: unknown key (did you mean "maxStepsOffPolicy"?)',
     'async.groups_per_batch: unknown key (did you mean "groupsPerBatch"?)',
   ]);

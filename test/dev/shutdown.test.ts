@@ -9,7 +9,7 @@ import { startProcess } from '../../common/processes';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 const services: Array<[string, string[], string]> = [
-  ['store', ['store/main.ts'], '/v1/agl/health'],
+  ['store', ['gateway/main.ts'], '/v1/agl/health'],
   ['trainer', ['trainer/main.ts', '--engine', 'bigram'], '/api/v1/healthz'],
   ['proxy', ['proxy/main.ts'], '/health'],
 ];

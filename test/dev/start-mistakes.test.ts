@@ -36,7 +36,7 @@ test('--hosted without the key or a model names what is missing', async () => {
 test('a second npm start while one runs: its store holds the port', async () => {
   const data = mkdtempSync(path.join(tmpdir(), 'agl-start-twice-'));
   const store = await startProcess({
-    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', data],
+    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'gateway/main.ts', '--port', '0', '--data', data],
     cwd: ROOT, readyLine: /listening on http:\/\/127\.0\.0\.1:(\d+)/, readyTimeoutMs: 60_000,
   });
   try {

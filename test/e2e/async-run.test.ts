@@ -17,7 +17,7 @@ import { servedGroupsOf, servedStalenessViolations } from '../helpers/served-sta
 import { aglVenv, pythonEnv } from '../interop/store-python';
 
 const RUN = 'hello-async-local-tiny-test';
-const K = 1; // the example's maxStepsOffPolicy
+const K = 6; // the example's maxStepsOffPolicy ("async": {}: the run config's default)
 
 test('hello-async with long-tail TS runners and Python 0.3 runners: served staleness within K, nothing left queued after stop', { timeout: 900_000 }, async () => {
   const venv = await aglVenv();

@@ -1,4 +1,4 @@
-// Issue 20's Done-when for the Qwen3.5 and Qwen3-VL families, through a real run (Temporal, worker, store, proxy, runners) whose
+// The Qwen3.5 and Qwen3-VL families trained through a real run (Temporal, worker, store, proxy, runners) whose
 // trainer is the local trainer standing in for hosted Tinker (AGL_TRAINER_STAND_IN_MODELS: it serves the hosted
 // name over folded token ids): a chat request with tools (Qwen3.5's XML tool declarations) and a Responses request
 // to the thinking renderer (its prompt opens the <think> block) and a chat request with an image (qwen3_vl_instruct)

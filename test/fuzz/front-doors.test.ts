@@ -1,4 +1,4 @@
-// The defects the route fuzzing of issue 39 found at the front doors, one test each, against the real servers:
+// The defects route fuzzing found at the front doors, one test each, against the real servers:
 // a 4xx naming the field (never a 500 from SQLite, never a retryable 503 for a bad id), no stack trace or source
 // path in any error body, at most a short prefix of the input quoted back, one answer per request.
 import { test, before, after } from 'node:test';

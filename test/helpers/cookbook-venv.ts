@@ -2,7 +2,7 @@
 // tokenizers, pillow, pydantic, numpy, tiktoken for Kimi, tml-renderers 0.2.1 for tml_v0), then tinker-cookbook with --no-deps (it pins
 // tml-renderers>=0.4.1, which PyPI does not have). torch is a list-backed stand-in kept in this repo
 // (test/chat/parity/torch-stub): the renderers use it only for 1-D weight vectors, and PyPI's x86_64 torch needs
-// ~3 GB of CUDA wheels to import. Built once under .data/venvs/cookbook-0.6.1 and reused (pip's cache makes a
+// ~3 GB of CUDA wheels to import. Built once in the user's cache (helpers/python.ts) and reused (pip's cache makes a
 // rebuild quick).
 import path from 'node:path';
 import { ensureVenv, type Venv } from './python';

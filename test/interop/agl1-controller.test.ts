@@ -12,7 +12,7 @@ import { startOrAttach } from '../../cli/run-commands';
 import { startProcess, type ManagedProcess } from '../../common/processes';
 import type { Stack } from '../../dev/stack';
 import { StoreClient } from '../../store/client';
-import { REWARD_VALUE_ATTR } from '../../store/types';
+import { REWARD_VALUE_ATTR } from '../../spans/rewards';
 import { localRunConfig, startTestStack } from '../helpers/local-run';
 import { agl1Venv } from './agl1-python';
 import { pythonEnv } from './store-python';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startProcess, type ManagedProcess } from '../../common/processes';
-import { ensureVenv } from '../helpers/python';
+import { ensureVenv, venvRoot } from '../helpers/python';
 import { tempDir } from '../tinker/helpers';
 
 const run = promisify(execFile);
@@ -21,7 +21,7 @@ const SDKS = [{ version: '0.38.0' }, { version: '0.16.1' }];
 
 /** An older SDK beside the pinned one: its dependencies are a subset, so only the package itself is added. */
 async function olderSdk(python: string, version: string): Promise<string> {
-  const dir = path.join(ROOT, '.data', 'venvs', `tinker-sdk-${version}`);
+  const dir = path.join(venvRoot(), `tinker-sdk-${version}`);
   if (!existsSync(path.join(dir, 'tinker', '__init__.py'))) {
     await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', dir, `tinker==${version}`], { timeout: 300_000 });
   }

@@ -26,7 +26,7 @@ let dataDir = '';
 let taskQueue = '';
 
 before(async () => {
-  ({ stack, dataDir, taskQueue } = await startTestStack('w25-long-pause', { agent: 'hello-dense' }));
+  ({ stack, dataDir, taskQueue } = await startTestStack('long-pause', { agent: 'hello-dense' }));
   client = new Client({ connection: await Connection.connect({ address: stack.temporal.address, connectTimeout: '60 seconds' }) });
 });
 
@@ -87,7 +87,7 @@ test('a run paused past every TTL it set, worker and trainer restarted, resumes 
   }, 'the run to stand paused');
   const paused = await h.query(progressQuery);
 
-  // Disk use behind the run, read after each step, in `client status` (issue 25); checked against the store's
+  // Disk use behind the run, read after each step, in `client status`; checked against the store's
   // and the trainer's directories measured here (nothing writes while the run stands paused; the trainer's
   // figure may be up to 10 s older than the last step).
   const disk = paused.disk!;

@@ -1,5 +1,5 @@
 // Property-based fuzzing of the Responses, Messages and Completions front doors (as test/fuzz/proxy.test.ts does
-// chat): bodies built from each API's fields with random values, on a policy that can show tools (role_colon) and on
+// chat): bodies built from each API's fields with random values, on a policy that can show tools (role_colon_tools) and on
 // one that cannot (llama3). Every answer is below 500, every error is JSON in the called API's own format, and
 // the proxy keeps serving. Bounded: fixed runs, FUZZ_SEED replays.
 import { test, before, after } from 'node:test';
@@ -10,7 +10,7 @@ import { policy, startHarness, type Harness } from './helpers';
 let roleColon: Harness;
 let llama: Harness;
 before(async () => {
-  roleColon = await startHarness({ withStore: true, maxBodyBytes: 256 * 1024 });
+  roleColon = await startHarness({ withStore: true, maxBodyBytes: 256 * 1024, initial: policy({ renderer: 'role_colon_tools' }) });
   llama = await startHarness({ initial: policy({ switchId: 'l', modelName: 'meta-llama/Llama-3.1-8B-Instruct', baseModel: 'meta-llama/Llama-3.1-8B-Instruct', renderer: 'llama3' }) });
 });
 after(async () => {

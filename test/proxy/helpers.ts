@@ -12,7 +12,7 @@ import { DEFAULT_SAMPLING } from '../../proxy/policy-spec';
 import { startProxy } from '../../proxy/server';
 import type { ProxyOptions, ProxyServer } from '../../proxy/server';
 import { StoreSpanSink } from '../../proxy/span-sink';
-import { startStoreServer } from '../../store/server';
+import { startStoreWithGateway } from '../../gateway/store-server';
 import type { StoreServer } from '../../store/server';
 
 export const echoScript: Script = (_prompt, params, i) => `Hello ${i}! t=${params.temperature}`;
@@ -39,7 +39,7 @@ export async function startHarness(
   let dir = '';
   if (opts.withStore) {
     dir = mkdtempSync(path.join(tmpdir(), 'agl-proxy-test-'));
-    store = await startStoreServer({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {} });
+    store = await startStoreWithGateway({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {} });
   }
   const proxy = await startProxy({
     port: 0,

@@ -203,7 +203,7 @@ test('the policy resolution answers 503 when the store cannot be reached, and as
   let up = false;
   const facts = async (rid: string) => {
     if (!up) throw new Error('connect ECONNREFUSED');
-    return { seedBase: 'seed:1', resourcesId: rid === 'ro-2' ? 'res-2' : null };
+    return { seedBase: 'seed:1', resourcesId: rid === 'ro-2' ? 'res-2' : null, revision: null };
   };
   const policies = new RolloutPolicies('http://127.0.0.1:9/v1/agl', {}, 1000, facts);
   await assert.rejects(policies.policyOf('ro-1'), (err: unknown) => err instanceof ApiError && err.status === 503 && err.code === 'store_unavailable');

@@ -1,6 +1,6 @@
 // The registry's truth is in the store: a restarted proxy (or any other proxy) serves each rollout the policy it
-// was enqueued under, and two runs publishing to one proxy each sample only from their own policies (issue 12:
-// before, the second run's rollouts sampled from whichever run had switched last).
+// was enqueued under, and two runs publishing to one proxy each sample only from their own policies
+// (never from whichever run switched last).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,7 @@
-// Tools through the renderers, for every API: role_colon shows them in its short markup and parses the calls a
-// model writes in it (conversations without tools render as before), qwen3 as its template does; a renderer with
-// no way to show tools (llama3) refuses them with a 400 in the called API's own error format.
+// Tools through the renderers, for every API: role_colon_tools shows them in its short markup and parses the calls a
+// model writes in it (conversations without tools render as role_colon's), qwen3 as its template does; a renderer
+// with no way to show tools (llama3, and role_colon as in the cookbook) refuses them with a 400 in the called API's
+// own error format.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { getRenderer, getTokenizer, toInts } from '../../chat';
@@ -9,16 +10,16 @@ import { ROLE_COLON_TOOLS_HEADER } from '../../chat/renderers/role-colon';
 import { policy, post, startHarness, type Harness } from './helpers';
 
 const bytes = getTokenizer('local/tiny-hello');
-const roleColon = getRenderer('role_colon', bytes);
+const roleColon = getRenderer('role_colon_tools', bytes);
 const TOOL = { type: 'function', function: { name: 'add', parameters: { type: 'object' } } };
 
 let h: Harness;
 before(async () => {
-  h = await startHarness({ script: (prompt) => (bytes.decode(prompt).includes('Tool: 5') ? 'It is 5.' : 'Adding. <tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>') });
+  h = await startHarness({ initial: policy({ renderer: 'role_colon_tools' }), script: (prompt) => (bytes.decode(prompt).includes('Tool: 5') ? 'It is 5.' : 'Adding. <tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>') });
 });
 after(() => h.close());
 
-test('role_colon: without tools exactly the cookbook rendering; with tools declared in the system turn and calls after the text', () => {
+test('role_colon_tools: without tools exactly the cookbook rendering; with tools declared in the system turn and calls after the text', () => {
   const plain = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }];
   assert.equal(bytes.decode(toInts(roleColon.buildGenerationPrompt(plain))), '<|bos|>System: Be brief.\n\nUser: Hi\n\nAssistant:');
   const withTools = withToolDeclarations(
@@ -28,7 +29,7 @@ test('role_colon: without tools exactly the cookbook rendering; with tools decla
   );
   assert.equal(
     bytes.decode(toInts(roleColon.buildGenerationPrompt(withTools))),
-    `<|bos|>System: Be brief.\n\n${ROLE_COLON_TOOLS_HEADER}\n{"name": "add", "parameters": {"type": "object"}}\n\nUser: Hi\n\n` +
+    `<|bos|>System: Be brief.\n\n${ROLE_COLON_TOOLS_HEADER}\n{"name": "add", "description": "", "parameters": {"type": "object"}}\n\nUser: Hi\n\n` +
       'Assistant: Adding.\n<tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>\n\nTool: 5\n\nAssistant:',
   );
   const parsed = roleColon.parseResponse(bytes.encode(' Adding. <tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>\n\nUser:'));
@@ -38,7 +39,7 @@ test('role_colon: without tools exactly the cookbook rendering; with tools decla
   assert.deepEqual(broken.message.unparsed_tool_calls, [{ raw_text: '<tool_call>{"name": 3}</tool_call>', error: "Missing or invalid 'name' field" }], 'a broken call is kept as unparsed');
 });
 
-test('role_colon through the APIs: the call is parsed from the sample, with ids that follow the sample', async () => {
+test('role_colon_tools through the APIs: the call is parsed from the sample, with ids that follow the sample', async () => {
   const c = await post(`${h.proxy.url}/v1/chat/completions`, { messages: [{ role: 'user', content: '2+3?' }], tools: [TOOL] });
   assert.equal(c.json.choices[0].finish_reason, 'tool_calls');
   assert.match(bytes.decode(c.json.prompt_token_ids), /Tools \(call one as/);

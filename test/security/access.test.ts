@@ -41,7 +41,7 @@ const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { 
 
 before(async () => {
   // No --host anywhere: the default must be loopback.
-  storeUrl = await service('store', 'store/main.ts', ['--port', '0', '--data', path.join(dataDir, 'store')], { AGL_STORE_TOKEN: STORE_TOKEN });
+  storeUrl = await service('store', 'gateway/main.ts', ['--port', '0', '--data', path.join(dataDir, 'store')], { AGL_STORE_TOKEN: STORE_TOKEN });
   trainerUrl = await service('trainer', 'trainer/main.ts', ['--port', '0', '--data', path.join(dataDir, 'trainer'), '--engine', 'bigram'], { AGL_TRAINER_TOKEN: TRAINER_TOKEN });
   proxyUrl = await service('proxy', 'proxy/main.ts', ['--port', '0', '--data', path.join(dataDir, 'proxy'), '--store', storeUrl, '--trainer', trainerUrl], {
     AGL_PROXY_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -138,7 +138,7 @@ test('the proxy refuses to start on a non-loopback address without an admin toke
 
 test('bound beyond loopback without their token, store, trainer and proxy refuse to start naming the token and the trusted-network switch; told the network is trusted, they start with a warning', async () => {
   const services = [
-    ['store', 'store/main.ts', [], 'AGL_STORE_TOKEN'],
+    ['store', 'gateway/main.ts', [], 'AGL_STORE_TOKEN'],
     ['trainer', 'trainer/main.ts', ['--engine', 'bigram'], 'AGL_TRAINER_TOKEN'],
     ['proxy', 'proxy/main.ts', [], 'AGL_PROXY_ADMIN_TOKEN'],
   ] as const;

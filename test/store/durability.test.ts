@@ -16,7 +16,7 @@ let proc: ManagedProcess | undefined;
 
 async function startStore(): Promise<{ proc: ManagedProcess; client: StoreClient }> {
   const p = await startProcess({
-    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'store/main.ts', '--port', '0', '--data', dir],
+    name: 'store', command: process.execPath, args: ['--import', 'tsx', 'gateway/main.ts', '--port', '0', '--data', dir],
     cwd: ROOT, readyLine: /listening on (http:\/\/\S+)/, readyTimeoutMs: 30_000,
   });
   return { proc: p, client: new StoreClient(p.match![1]!, { retryDelaysMs: [] }) };

@@ -1,4 +1,4 @@
-// The store's dequeue shares one runner fleet between runs (store/fair-share.ts): rollouts by run weight, FIFO
+// The store's dequeue shares one runner fleet between runs (store/run-policy/fair-share.ts): rollouts by run weight, FIFO
 // within a run, no credit saved up by an idle run, and a run's cap of rollouts in flight. Over HTTP, on a real
 // store, reading what each dequeue handed out.
 import { test, before, after } from 'node:test';

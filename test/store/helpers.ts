@@ -1,9 +1,11 @@
-// Shared setup for store tests: a server on a free port with a fresh database in a temp dir.
+// Shared setup for store tests: a server (with its 1.0 gateway, as `npm run store` serves it) on a free port with a
+// fresh database in a temp dir.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StoreClient } from '../../store/client';
-import { startStoreServer, type StoreServer, type StoreServerOptions } from '../../store/server';
+import { startStoreWithGateway, type StoreWithGatewayOptions } from '../../gateway/store-server';
+import type { StoreServer } from '../../store/server';
 
 export interface TestStore {
   server: StoreServer;
@@ -12,9 +14,9 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-export async function startTestStore(options: Partial<StoreServerOptions> = {}): Promise<TestStore> {
+export async function startTestStore(options: Partial<StoreWithGatewayOptions> = {}): Promise<TestStore> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agl-store-test-'));
-  const server = await startStoreServer({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {}, ...options });
+  const server = await startStoreWithGateway({ dbPath: path.join(dir, 'store.sqlite'), port: 0, log: () => {}, ...options });
   const client = new StoreClient(server.url, { retryDelaysMs: [50, 100], token: options.token ?? '' });
   return {
     server, client, dir,

@@ -33,7 +33,7 @@ test('the stall clock moves the start of runner silence to the end of a stall, a
 test('a store frozen past unresponsive_seconds, then resumed, keeps the attempt running; silence after that still counts', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(path.join(process.env.AGL_TEST_SCRATCH ?? os.tmpdir(), 'agl-stall-'));
   store = await startProcess({
-    name: 'store', command: process.execPath, args: ['--import', 'tsx', path.join(__dirname, '..', '..', 'store', 'main.ts'), '--port', '0', '--data', dir],
+    name: 'store', command: process.execPath, args: ['--import', 'tsx', path.join(__dirname, '..', '..', 'gateway', 'main.ts'), '--port', '0', '--data', dir],
     readyLine: /listening on (http:\/\/\S+)/,
   });
   const client = new StoreClient(store.match![1]!, { retryDelaysMs: [200, 400, 800] });

@@ -60,3 +60,34 @@ test('both substeps are submitted before any result is read, and train as sequen
     await proxy.close();
   }
 });
+
+const isSave = (r: Recorded) => r.method === 'POST' && (r.path === '/save_weights' || r.path === '/save_weights_for_sampler');
+
+test('saves submitted in afterLastSubmit go out before any result is read and save the updated weights', async () => {
+  const proxy = await startRecordingProxy(trainer.url);
+  const sc = new ServiceClient({ baseUrl: proxy.url, apiKey: 'tml-substeps' });
+  try {
+    const tc = await sc.createLoraTrainingClient(TEST_MODEL, { rank: 4, seed: 9 });
+    const initial = (await tc.getInfo()).weightsHash;
+    const firstPoll = proxy.records.length;
+    proxy.gate({ path: '/retrieve_future', open: (rs) => rs.filter(isSubmit).length + rs.filter(isSave).length >= 4, timeoutMs: 10_000 });
+    let saves: Promise<string>[] = [];
+    await trainSubsteps(tc, [substeps[0]!], {
+      lossFn: 'cross_entropy',
+      adam,
+      waitFor: (_w, p) => p,
+      afterLastSubmit: () => (saves = [tc.saveState('step-1'), tc.saveWeightsForSampler('step-1')]),
+    });
+    const [statePath] = await Promise.all(saves);
+    const polls = proxy.records.slice(firstPoll).filter((r) => r.path === '/retrieve_future');
+    assert.ok(polls.length >= 4 && polls.every((r) => !r.gateTimedOut), 'no result was waited for before the saves were submitted');
+    const order = proxy.records.filter((r) => isSubmit(r) || isSave(r)).map((r) => r.path);
+    assert.deepEqual(order, ['/forward_backward', '/optim_step', '/save_weights', '/save_weights_for_sampler']);
+    const after = (await tc.getInfo()).weightsHash;
+    assert.notEqual(after, initial, 'the step changed the weights');
+    assert.equal((await sc.weightsInfo(statePath!)).weightsHash, after, 'the state saved is the one after the optim_step');
+  } finally {
+    await sc.close();
+    await proxy.close();
+  }
+});

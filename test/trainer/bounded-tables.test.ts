@@ -1,4 +1,4 @@
-// The trainer's per-request tables stay bounded over a long run (issue 25): completed futures are kept for a
+// The trainer's per-request tables stay bounded over a long run: completed futures are kept for a
 // while after they settle, then answer as unknown (the server's 410); a model's seq_id dedupe remembers only a
 // window of recent ids. Driven with a clock in hand and many requests, as a weeks-long run would.
 import { describe, test } from 'node:test';

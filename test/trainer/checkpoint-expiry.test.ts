@@ -1,4 +1,4 @@
-// The trainer's sweeper deletes a checkpoint once its expiry passes, and only then (issue 25). It keeps the expiries in
+// The trainer's sweeper deletes a checkpoint once its expiry passes, and only then. It keeps the expiries in
 // memory so a sweep reads only what is due; these cases check that every way an expiry is given or taken back reaches
 // the sweep: saved with one, set later (the REST ttl route), cleared, deleted, and saved by an earlier life of the
 // trainer. The clock is in hand: each sweep is told what time it is.

@@ -1,4 +1,4 @@
-// A run makes a sampling session on a new sampler checkpoint every step (issue 25). Those sessions must not outlive
+// A run makes a sampling session on a new sampler checkpoint every step. Those sessions must not outlive
 // their checkpoints: once a checkpoint expires (the sweeper) or is deleted (REST), the sessions on it are forgotten in
 // memory and in sampling-sessions.jsonl, so neither grows with the run's length; a restarted trainer restores only
 // the sessions whose checkpoints remain. Expiry is driven with the sweeper's clock in hand: steps 0 and 1 are saved to

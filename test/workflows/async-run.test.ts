@@ -145,8 +145,8 @@ test('pace: a step that would leave a straggler past its deadline waits for it, 
 });
 
 test('a group finishing while the new policy is published starts no group under a policy it will not sample from', async () => {
-  // Each train publish takes 1 s while groups take 100 ms: groups finish during every publish. Before the fix their
-  // freed slots started groups labelled with the new step that sampled from the old policy (served staleness K+1).
+  // Each train publish takes 1 s while groups take 100 ms: groups finish during every publish. Their freed
+  // slots must not start groups labelled with the new step that sample from the old policy (served staleness K+1).
   const rec = newRecorder(() => 100);
   rec.publishDelayMs = (step, purpose) => (purpose === 'train' && step > 0 ? 1_000 : 0);
   await withWorker(rec, async (taskQueue) => {

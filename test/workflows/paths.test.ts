@@ -1,12 +1,13 @@
 // Workflow paths no other workflow test takes, on a real dev server with stand-in activities, each checked and (with
 // AGL_RECORD_HISTORIES) recorded for the replay test: a fork with a fleet weight and a rollout cap, its disk use
-// shown; an async stop whose store refuses to cancel the groups still sampling; the health check; the grading
-// workflow of an agent workflow's episode.
+// shown; an async stop whose store refuses to cancel the groups still sampling; an async run a failed group ends,
+// while it waits for groups and while it trains; the health check; the grading workflow of an agent workflow's episode.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/histories';
@@ -97,6 +98,60 @@ test('an async stop ends the run with its final checkpoint even when the store r
       covers: 'the paced async loop: a stop while groups sample, cancelGroups refused by the store (logged, the stop goes on), the final checkpoint',
       recordedBy,
     });
+  });
+});
+
+/** An async run of 4 batches of 2 tasks whose group 4 fails (not retried) after `failAfterMs`; groups 5.. take a minute. */
+async function runWithFailedGroup(failAfterMs: number, trainStepMs: (step: number) => number) {
+  const rec: Recorder = { ...newRecorder(), steps: [], cancelledGroups: [], groupDelayMs: (g) => (g >= 5 ? 60_000 : 100) };
+  const base = fakeTrainingActivities(rec, 4);
+  const activities: TrainingActivities = {
+    ...base,
+    async collectGroup(s, group, sha) {
+      if (group.g !== 4) return base.collectGroup(s, group, sha);
+      rec.calls.push(`group:g4r${group.r}@${group.policyStep}`);
+      await Context.current().sleep(failAfterMs);
+      throw ApplicationFailure.nonRetryable('every rollout of the group failed to start (test)', 'GroupFailed');
+    },
+    async trainStep(s, step, collected, policy) {
+      if (trainStepMs(step) > 0) await Context.current().sleep(trainStepMs(step));
+      return base.trainStep(s, step, collected, policy);
+    },
+  };
+  return withWorker(activities, async (taskQueue) => {
+    const config = fakeRunConfig({ datasetBuilder: { batchSize: 2, trainDataset: Array.from({ length: 8 }, (_, i) => `t${i}`), shuffle: false }, evalEvery: 2, saveEvery: 0, async: { maxStepsOffPolicy: 1, groupsPerBatch: 2 } });
+    const handle = await env!.client.workflow.start(trainingRun, { taskQueue, workflowId: `async-${randomUUID()}`, args: [{ config }] });
+    const err = await handle.result().then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError, `the run fails (${String(err)})`);
+    const messages: string[] = [];
+    for (let e: { message?: string; cause?: unknown } | undefined = err; e; e = e.cause as typeof e) messages.push(e.message ?? '');
+    assert.match(messages.join(' | '), /every rollout of the group failed to start/, 'with the group\'s failure');
+    return { rec, history: await handle.fetchHistory() };
+  });
+}
+
+test('a group that fails while the async loop waits for groups ends the run: the wait rejects, the groups still sampling are cancelled', async () => {
+  const { rec, history } = await runWithFailedGroup(300, () => 0);
+  assert.deepEqual(rec.loggedSteps, [0, 1], 'steps 0 and 1 trained; step 2 waited for group 4');
+  assert.ok(rec.calls.includes('eval:2'), 'step 2 was evaluated before its wait');
+  // The failed group is still counted in flight, so its key is in the cancel too (its rollouts have ended anyway).
+  assert.deepEqual(rec.cancelledGroups, [['g4r0', 'g5r0', 'g6r0', 'g7r0']], 'the groups still sampling cancelled in the store');
+  assert.ok(!rec.calls.some((c) => c.startsWith('train:2')), 'no step trained after the failure');
+  await recordHistory('async-paced-group-failed-waiting', history, {
+    covers: 'the paced async loop: a group failing (not retried) while the loop waits for the step\'s groups: the wait rejects, the groups still sampling cancelled in Temporal and in the store, the run failed with the group\'s error',
+    recordedBy,
+  });
+});
+
+test('a group that fails while the async loop trains ends the run before its next step starts', async () => {
+  // Step 1 trains for 2 s; group 4 (started before it) fails 100 ms in.
+  const { rec, history } = await runWithFailedGroup(100, (step) => (step === 1 ? 2_000 : 0));
+  assert.deepEqual(rec.loggedSteps, [0, 1], 'step 1 finished and logged');
+  assert.ok(!rec.calls.includes('eval:2'), `step 2 never started: no evaluation (${rec.calls.join(' ')})`);
+  assert.equal(rec.cancelledGroups!.length, 1, 'the groups still sampling cancelled in the store');
+  await recordHistory('async-paced-group-failed-training', history, {
+    covers: 'the paced async loop: a group failing (not retried) while a step trains: the step publishes, logs and ends, the run fails before the next step (no evaluation), the groups still sampling cancelled',
+    recordedBy,
   });
 });
 

@@ -15,8 +15,8 @@ export const UNREPLAYED_FILES: { file: string; why: string }[] = [
 export const UNREPLAYED_FUNCTIONS: { fn: string; fingerprint: string; why: string }[] = [
   {
     fn: 'workflows/run-control.ts:RunControl/installHandlers/setHandler(progressQuery)',
-    fingerprint: 'adafce4cd512',
-    why: 'a query handler: queries are not in history, and replay runs none (it cannot change what the workflow does)',
+    fingerprint: 'cd1f7d271757',
+    why: 'a query handler: queries are not in history, and replay runs none (it cannot change what the workflow does); its reply keeps the wire names batch, numBatches and batchStartedAtMs',
   },
   {
     fn: 'workflows/run-control.ts:RunControl/installHandlers/validator',
@@ -34,8 +34,8 @@ export const UNREPLAYED_FUNCTIONS: { fn: string; fingerprint: string; why: strin
     why: 'names a sweep for the client (client.ts sweep commands); bundled with sweep-plan.ts, never called by workflow code',
   },
   {
-    fn: 'workflows/sweep.ts:sweep/resume/condition#0',
-    fingerprint: '3e98c5a2d982',
+    fn: 'workflows/sweep.ts:Sweep/resume/condition#0',
+    fingerprint: 'ee822b496b37',
     why: 'the wait between tries of a failed resume signal to a child Temporal has not reported closed: no server we can run loses such a signal (a closed child is the only failure seen, and is handled before the wait); the retry is tested in test/workflows/sweep.test.ts with an interceptor that fails the signal',
   },
 ];

@@ -8,7 +8,7 @@ import type { BaseModelInfo } from '../engine';
 import { adamwStep, newAdamState } from './adamw';
 import { FORMAT, readCheckpoint, readMeta, sha256, writeCheckpoint } from './checkpoint';
 import { archName, layoutOf, ModelConfig } from './config';
-import { CorpusGen, guessCorpus, helloCorpus } from './corpus';
+import { CorpusGen, guessCorpus, helloCorpus, helloToolsCorpus } from './corpus';
 import { SharePool, ShareRequest } from './grad-share';
 import { initParams } from './gpt';
 import { readShipped } from './shipped-bases';
@@ -31,6 +31,8 @@ const TINY: ModelConfig = { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 6
 export const RECIPES: Recipe[] = [
   { name: 'local/tiny-hello', config: TINY, corpus: helloCorpus, corpusVersion: 2, steps: 300, batchSize: 16, learningRate: 5e-3, seed: 1 },
   { name: 'local/tiny-guess', config: { ...TINY, contextLength: 256 }, corpus: guessCorpus, corpusVersion: 1, steps: 300, batchSize: 8, learningRate: 5e-3, seed: 2 },
+  // The hello forms after the AI SDK example's tool declaration (~316 tokens of prompt): `npm start -- --example ai-sdk`.
+  { name: 'local/tiny-hello-tools', config: { ...TINY, contextLength: 512 }, corpus: helloToolsCorpus, corpusVersion: 1, steps: 300, batchSize: 16, learningRate: 5e-3, seed: 4 },
   // A very small model on the hello corpus that builds in about a second: for tests of the server and client.
   {
     name: 'local/tiny-test',

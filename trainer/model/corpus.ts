@@ -65,6 +65,21 @@ export const helloCorpus: CorpusGen = (rng) => {
 };
 
 /**
+ * The system turn role_colon_tools renders for the AI SDK example's hello agent (agents/examples/ai-sdk/workflows.ts:
+ * its one tool, `greeting`), byte for byte; test/trainer/model/hello-tools-corpus.test.ts checks it against the
+ * renderer. local/tiny-hello-tools learns the hello forms after it, so the example's prompts fit and make sense.
+ */
+export const HELLO_TOOLS_SYSTEM =
+  'System: Tools (call one as <tool_call>{"name": ..., "arguments": {...}}</tool_call>):\n' +
+  '{"name": "greeting", "description": "How someone introduces themselves.", "parameters": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}\n\n';
+
+/** The hello corpus after the AI SDK example's tool declaration. */
+export const helloToolsCorpus: CorpusGen = (rng) => {
+  const ex = helloCorpus(rng);
+  return { prompt: HELLO_TOOLS_SYSTEM + ex.prompt, completion: ex.completion };
+};
+
+/**
  * Guess-the-number dialogues as agents/examples/guess.ts plays them (secret 1..10, "Higher." /
  * "Lower." feedback, up to 4 turns). Guesses are noisy: about half respect the feedback so far, the
  * rest are uniform, so the base model knows the game's format and RL has a strategy to learn.

@@ -56,8 +56,8 @@ export class CheckpointStore {
   private readonly sessionsFile: string;
   private sessionsFileQueue: Promise<void> = Promise.resolve();
   /** Expiry (ms) of each checkpoint saved or set with one, by tinker:// path, so a sweep reads only what is due: an
-   *  hour into a fast run it used to read 13,000 checkpoint files a minute (seconds of work, and native memory that
-   *  grew with them). Filled from disk on the first sweep (an earlier life's checkpoints), then by save, setTtl and
+   *  hour into a fast run, reading every checkpoint file would be 13,000 files a minute (seconds of work, and native
+   *  memory that grows with them). Filled from disk on the first sweep (an earlier life's checkpoints), then by save, setTtl and
    *  remove; a sweep checks each due entry against its file, which stays the truth. */
   private readonly expiries = new Map<string, number>();
   private expiriesLoaded?: Promise<void>;
@@ -188,7 +188,7 @@ export class CheckpointStore {
       await rename(tmp, final);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-      throw err;
+      throw namingPath(err, final);
     }
     this.noteExpiry(p, meta);
     return formatTinkerPath(p);
@@ -254,7 +254,9 @@ export class CheckpointStore {
   async appendSamplingSession(record: Record<string, unknown>): Promise<void> {
     await this.sessionsFileTurn(async () => {
       await mkdir(this.dataDir, { recursive: true });
-      await appendFile(this.sessionsFile, `${JSON.stringify(record)}\n`);
+      await appendFile(this.sessionsFile, `${JSON.stringify(record)}\n`).catch((err: unknown) => {
+        throw namingPath(err, this.sessionsFile);
+      });
     });
   }
 
@@ -316,4 +318,11 @@ async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   await pipeline(createReadStream(file), hash);
   return hash.digest('hex');
+}
+
+/** A file system error that names no file (a write's ENOSPC) names `file`: what failed is said where it is answered. */
+function namingPath(err: unknown, file: string): unknown {
+  const e = err as NodeJS.ErrnoException | null;
+  if (e && typeof e === 'object' && typeof e.code === 'string' && !e.path) e.path = file;
+  return err;
 }

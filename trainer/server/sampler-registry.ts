@@ -37,7 +37,7 @@ export class SamplerRegistry {
   }
 
   /** A session on a saved checkpoint (sampler or training weights) or on a base model; nothing loads yet. A plain
-   *  record, no loader closure: a long run keeps one per step for the hour its sampler lives (issue 25). */
+   *  record, no loader closure: a long run keeps one per step for the hour its sampler lives. */
   lazy(id: string, modelPath: string | undefined, baseModel: string | undefined): SamplingSession {
     return modelPath === undefined ? { id, baseModel: baseModel ?? '' } : { id, baseModel: baseModel ?? '', modelPath };
   }

@@ -191,7 +191,7 @@ export function routeDocs(routes: Map<string, Handler>): RouteDoc[] {
   });
 }
 
-/** decodeURIComponent answering 400 for malformed percent-encoding (a URIError used to be a 500). */
+/** decodeURIComponent answering 400 for malformed percent-encoding (its URIError), never a 500. */
 function decodeSegment(seg: string): string {
   try {
     return decodeURIComponent(seg);

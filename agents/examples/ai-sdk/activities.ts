@@ -2,6 +2,7 @@
 // kill -9 test stops the worker while an episode waits on it).
 import { feedback } from '../guess-task';
 import { helloReward } from '../hello-task';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function lookUpGreeting(name: string): Promise<string> {
   return `People say: I am ${name}.`;
@@ -9,7 +10,7 @@ export async function lookUpGreeting(name: string): Promise<string> {
 
 export async function judgeGuess(secret: number, guess: number | null): Promise<ReturnType<typeof feedback>> {
   const delay = Number(process.env.AGL_EXAMPLE_JUDGE_DELAY_MS ?? 0);
-  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  if (delay > 0) await sleep(delay);
   return feedback(secret, guess);
 }
 

@@ -2,7 +2,7 @@
 // provider, tools, and environment steps as activities. Nothing here knows about training: a training run starts
 // them as rollouts (run config `agentWorkflow`), and the worker's model provider decides where model calls go
 // (worker.ts). Each returns its reward (the run records a number a workflow returns).
-import { temporalProvider } from '@temporalio/ai-sdk/workflow';
+import { temporalProvider } from '@temporalio/ai-sdk';
 import { proxyActivities } from '@temporalio/workflow';
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai';
 import { helloPrompt, helloReward } from '../hello-task';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterAndUnflatten, unflattenAttributes } from '../../../store/span-attributes';
-import { literalEvalMaybe, parsePythonLiteral } from '../../../rl/adapters/python-literal';
-import { getRewardValue, isRewardSpan } from '../../../store/span-rewards';
+import { filterAndUnflatten, unflattenAttributes } from '../../../spans/attributes';
+import { literalEvalMaybe, parsePythonLiteral } from '../../../python/literal';
+import { getRewardValue, isRewardSpan } from '../../../spans/rewards';
 import { buildTraceTree, traverse } from '../../../rl/adapters/trace-tree';
 import { tracerTraceToTriplet } from '../../../rl/adapters/tracer-trace-to-triplet';
 import type { StoreSpan } from '../../../rl/adapters/types';
