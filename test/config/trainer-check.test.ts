@@ -48,7 +48,7 @@ function problemsOf(over: Record<string, unknown>): string[] {
 }
 
 test('an unknown renderer, a renderer the model cannot use and a model the registry does not know are config errors', () => {
-  assert.match(problemsOf({ rendererName: 'qwen-3' })[0]!, /^rendererName: unknown renderer "qwen-3" \(known: role_colon, llama3, qwen3, /);
+  assert.match(problemsOf({ rendererName: 'qwen-3' })[0]!, /^rendererName: unknown renderer "qwen-3" \(known: role_colon, role_colon_tools, llama3, qwen3, /);
   assert.match(problemsOf({ rendererName: 'qwen3_instruct' })[0]!, /^rendererName: qwen3_instruct cannot render for local\/tiny-test: renderer qwen3 needs <\|im_end\|> as one token/);
   assert.match(problemsOf({ modelName: 'Qwen/Qwen3-8B', rendererName: 'llama3' })[0]!, /^rendererName: llama3 cannot render for Qwen\/Qwen3-8B: .*<\|eot_id\|>/);
   assert.match(problemsOf({ modelName: 'gpt-4o' })[0]!, /^modelName: model "gpt-4o": expected "org\/Model"/);
