@@ -82,6 +82,8 @@ async function trainOn(name: string, clients: ClientName[]): Promise<void> {
   const tasks: Task[] = clients.map((client) => ({ client, question: 'What is 2+3?' }));
   const cfg: RunConfig = localRunConfig(stack!, dataDir, `apis-${name}`, {
     modelName: 'local/bigram',
+    // The clients declare tools; role_colon as the cookbook has it shows none, so this project's tool format.
+    rendererName: 'role_colon_tools',
     maxTokens: 40,
     evalEvery: 0,
     saveEvery: 0,
