@@ -27,6 +27,11 @@ export interface StackEngine {
   gpu?: boolean;
   maxLoraRank: number;
   maxLoraAdapters: number;
+  /**
+   * Where the engine's environment is installed and the tiny Qwen3 made (default: the data directory). Its database
+   * and checkpoints stay under the data directory; tests share one install across their throwaway data directories.
+   */
+  installDir?: string;
 }
 
 export interface StackOptions {
@@ -238,8 +243,9 @@ function portClash(err: unknown): boolean {
 
 /** Provisions the engine (once; then instant) and returns how to start it on a port. */
 async function engineService(e: StackEngine, dataDir: string, log: (line: string) => void) {
-  const project = await provisionSkyrl({ dataDir, log, backend: e.backend, gpu: e.gpu });
-  const checkpointPath = e.tinyQwen3 ? await ensureTinyQwen3({ python: project.python, dataDir, log }) : e.checkpointPath;
+  const installDir = e.installDir ?? dataDir;
+  const project = await provisionSkyrl({ dataDir: installDir, log, backend: e.backend, gpu: e.gpu });
+  const checkpointPath = e.tinyQwen3 ? await ensureTinyQwen3({ python: project.python, dataDir: installDir, log }) : e.checkpointPath;
   return ({ port, env }: { port: number; env: NodeJS.ProcessEnv }) =>
     skyrlService({ project, model: e.model, checkpointPath, backend: e.backend, gpu: e.gpu, port, dataDir, maxLoraRank: e.maxLoraRank, maxLoraAdapters: e.maxLoraAdapters, env });
 }

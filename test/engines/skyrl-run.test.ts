@@ -28,7 +28,8 @@ let taskQueue = '';
 
 before(async () => {
   ({ stack, dataDir, taskQueue } = await startTestStack('skyrl', {
-    engine: { name: 'skyrl', model: MODEL, tinyQwen3: true, backend: 'jax', maxLoraRank: 8, maxLoraAdapters: 4 },
+    // The install and the tiny Qwen3 in the project's .data, as skyrl-provision.test.ts makes them: once per clone.
+    engine: { name: 'skyrl', model: MODEL, tinyQwen3: true, backend: 'jax', maxLoraRank: 8, maxLoraAdapters: 4, installDir: path.resolve(__dirname, '..', '..', '.data') },
     initialModel: MODEL,
     renderer: 'qwen3',
     // Partial credit, so that a random model's answers still differ within a group and every step trains.
