@@ -2,6 +2,7 @@
 // A worker that already holds the model at exactly the wanted state uses it as is; anything else (a new
 // process, a retry after a crash mid-step, a restarted trainer) gets a fresh model loaded from the saved state,
 // weights and optimizer, so a step is never applied on top of a half-applied one.
+import { log } from '@temporalio/activity';
 import type { TrainingClient } from '../tinker';
 import type { PolicyState, RunSettings } from '../shared/run-types';
 import { tinkerFor } from './services';
@@ -20,7 +21,11 @@ export async function trainingClientAt(settings: RunSettings, policy: PolicyStat
   if (h && h.at === policy.statePath) return h.client;
   // The model it replaces is freed first: an engine holds a few LoRA adapters at a time (SkyRL's max_lora_adapters),
   // and a run that reloads after every failed step would fill them. Best effort: a model the engine lost is gone anyway.
-  if (h) await h.client.unload({ timeoutMs: 30_000 }).catch(() => undefined);
+  if (h) {
+    await h.client.unload({ timeoutMs: 30_000 }).catch((err: Error) => {
+      log.warn('the replaced model could not be unloaded; the engine may hold its adapter until the session expires', { run: settings.runName, error: err.message });
+    });
+  }
   const client = await tinkerFor(settings).createTrainingClientFromState(policy.statePath, { withOptimizer: true });
   held.set(settings.runName, { client, at: policy.statePath });
   return client;

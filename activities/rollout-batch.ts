@@ -120,7 +120,11 @@ export async function runRolloutBatch(
   const ended = async (r: Rollout) => {
     let reason = failureReasonOf(r);
     if (r.status === 'failed' && !reason) {
-      const attempt = await store.getLatestAttempt(r.rollout_id, { timeoutMs: 30_000, signal }).catch(() => null);
+      // The failure counts either way; only its reason is missing when the store cannot say it now.
+      const attempt = await store.getLatestAttempt(r.rollout_id, { timeoutMs: 30_000, signal }).catch((err: Error) => {
+        log(`rollout ${r.rollout_id} failed; its attempt's reason could not be read: ${err.message}`);
+        return null;
+      });
       const m = attempt?.metadata?.[ATTEMPT_ERROR];
       reason = typeof m === 'string' && m ? m : null;
     }
