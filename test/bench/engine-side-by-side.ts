@@ -615,7 +615,7 @@ function meanGaps(steps: StepRow[]): Record<string, number> {
 
 function report(r: { rows: Row[]; commit: string; started: Date; seconds: number; stackSeconds: number; loadBefore: string; loadAfter: string }): string {
   const args = process.argv.slice(2).filter((a, i, all) => a !== '--out' && all[i - 1] !== '--out' && a !== '--reanalyse');
-  const command = `flock /tmp/agl-cpu.lock npm run bench -- ${NAME}${args.length ? ` ${args.join(' ')}` : ''}`;
+  const command = `npm run bench -- ${NAME}${args.length ? ` ${args.join(' ')}` : ''}`;
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   // The first arm that trains pays the engine's first compilations (forward_backward above all): a cold run, shown
   // but kept out of the comparison. The others are warm.
@@ -645,7 +645,7 @@ function report(r: { rows: Row[]; commit: string; started: Date; seconds: number
     '# Side by side on one SkyRL server: the durable loop and tinker-cookbook 0.6.1\'s loop',
     '',
     `Written by \`${command}\` (test/bench/${NAME}.ts, test/bench/cookbook_hello_rl.py) at commit ${r.commit}, ${r.started.toISOString()}, ` +
-      `in ${(r.seconds / 60).toFixed(1)} min (stack start ${f(r.stackSeconds, 0)} s)${v.reanalyse ? '; the figures re-read from its data with --reanalyse' : ''}, on ${cpus().length} cores (${cpu}) shared with other work; ` +
+      `in ${(r.seconds / 60).toFixed(1)} min (stack start ${f(r.stackSeconds, 0)} s)${v.reanalyse ? '; the figures re-read from its data with --reanalyse' : ''}, on ${cpus().length} cores (${cpu}); ` +
       `load average (1, 5, 15 min) ${r.loadBefore} at the start, ${r.loadAfter} at the end.`,
     '',
     `One SkyRL 0.4.0 Tinker-API server (JAX backend on CPU) serving the tiny random-init Qwen3 (2 layers, hidden 64, Qwen3's tokenizer; ` +
